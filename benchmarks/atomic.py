@@ -1,0 +1,46 @@
+"""Atomic file writes: a temporary file in the target folder, then `os.replace`.
+
+A reader (or a run killed halfway) sees either the old complete file or the new complete file.
+"""
+import json
+import os
+import tempfile
+from pathlib import Path
+
+
+def write_bytes_atomic(path, data: bytes) -> Path:
+    """Write `data` to `path` atomically; returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def write_text_atomic(path, text: str) -> Path:
+    return write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_json_atomic(path, obj, indent=None) -> Path:
+    """JSON with NaN refused (use None for missing values)."""
+    return write_text_atomic(path, json.dumps(obj, indent=indent, allow_nan=False) + "\n")
+
+
+def save_npz_atomic(path, **arrays) -> Path:
+    """An uncompressed .npz of `arrays`, written atomically."""
+    import io
+
+    import numpy as np
+
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    return write_bytes_atomic(path, buffer.getvalue())

@@ -1,0 +1,176 @@
+"""The simulated training environment of one trial (one worker).
+
+`train(arch, epochs)` continues an architecture from its checkpoint: going from k to E epochs charges
+the recorded wall time of epochs k+1..E (`sum(wall_time_s[k:E])`, seconds) and reveals the validation
+and train losses of those epochs only. Unlike the upstream reference code, which charges
+`sum(wall_times[:E])` but shows losses at index E, training to E epochs shows epochs 1..E and nothing
+more. A run that diverged (its log stops early) trains to where it stopped, is charged only those
+epochs, and reports its failure status.
+
+The environment holds a `SearchTable`, which has no test losses: what an optimizer can reach through
+it is what a searcher would see. Regret is computed on the harness side from `history`.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.errors import UserError
+from benchmarks.table import SearchTable
+
+
+class BudgetExhausted(Exception):
+    """A `train` call would end after the simulated budget; it was not charged nor recorded."""
+
+
+@dataclass(slots=True)
+class Observation:
+    """What a searcher learns from one `train` call. Losses are log-perplexities of epochs
+    `from_epoch + 1 .. epochs` (1-based); `cost_s` is the simulated seconds charged."""
+    arch: int                 # row index
+    recepie_id: int
+    from_epoch: int
+    epochs: int               # epochs reached after the call
+    requested_epochs: int
+    val_loss: np.ndarray
+    train_loss: np.ndarray
+    status: str               # 'OK' while training is fine, else the log's failure status
+    cost_s: float
+    time_s: float             # simulated time after the call
+
+    @property
+    def diverged(self) -> bool:
+        return self.status != "OK"
+
+    @property
+    def last_val_loss(self) -> float:
+        """Validation log-perplexity at `epochs` (NaN if not finite or not trained)."""
+        return float(self.val_loss[-1]) if len(self.val_loss) else math.nan
+
+
+@dataclass(slots=True)
+class History:
+    """One entry per `train` call, as parallel lists (harness side reads it for regret)."""
+    time_s: list
+    arch: list                # row index trained
+    epochs: list              # epochs reached by that architecture
+    incumbent: list           # row index of the best-by-validation (arch, epoch), -1 if none yet
+    incumbent_epoch: list     # its epoch (1-based), 0 if none
+
+
+class Environment:
+    """Simulated training over a benchmark's searcher view, with a budget in simulated seconds."""
+
+    def __init__(self, search: SearchTable, budget_s: float = math.inf):
+        self.search = search
+        self.budget_s = float(budget_s)
+        self.time_s = 0.0
+        self.epochs_trained = np.zeros(search.n, dtype=np.int64)
+        self.history = History([], [], [], [], [])
+        self._incumbent = (math.inf, -1, 0)   # (val_loss, row, epoch), ties broken by (row, epoch)
+        self._index = _prefix_index(search)
+
+    # -- what a searcher may ask -------------------------------------------------------------------
+    @property
+    def remaining_s(self) -> float:
+        return self.budget_s - self.time_s
+
+    @property
+    def incumbent(self) -> tuple[int, int] | None:
+        """(row index, epoch) with the lowest finite validation loss observed so far, or None."""
+        return None if self._incumbent[1] < 0 else (self._incumbent[1], self._incumbent[2])
+
+    @property
+    def incumbent_val_loss(self) -> float:
+        return self._incumbent[0]
+
+    def cost_s(self, arch: int, epochs: int) -> float:
+        """Simulated seconds that `train(arch, epochs)` would charge now."""
+        arch = self.search.check_index(arch)
+        epochs = self._check_epochs(epochs)
+        reached = min(epochs, int(self.search.n_epochs[arch]))
+        start = int(self.epochs_trained[arch])
+        if reached <= start:
+            return 0.0
+        cum = self._index.cum_time_s
+        return float(cum[arch, reached] - cum[arch, start])
+
+    def train(self, arch: int, epochs: int) -> Observation:
+        """Train row `arch` up to `epochs` epochs (from its checkpoint); raises BudgetExhausted if the
+        call would end after the budget (then nothing is charged or recorded)."""
+        arch = self.search.check_index(arch)
+        epochs = self._check_epochs(epochs)
+        start = int(self.epochs_trained[arch])
+        logged = int(self.search.n_epochs[arch])
+        reached = max(start, min(epochs, logged))
+        cum = self._index.cum_time_s
+        cost = float(cum[arch, reached] - cum[arch, start])
+        if self.time_s + cost > self.budget_s:
+            raise BudgetExhausted(f"training {self.search.ids[arch]} to {epochs} epochs needs {cost:.0f} s, "
+                                  f"{self.remaining_s:.0f} s left")
+        self.time_s += cost
+        self.epochs_trained[arch] = reached
+        if reached > start:
+            best_val = self._index.prefix_best_val[arch, reached]
+            if best_val <= self._incumbent[0]:
+                candidate = (best_val, arch, int(self._index.prefix_best_epoch[arch, reached]))
+                if candidate < self._incumbent:
+                    self._incumbent = candidate
+        failed = epochs > logged or (reached == logged and self.search.status[arch] != "OK")
+        status = str(self.search.status[arch]) if failed else "OK"
+        if failed and status == "OK":   # an OK log with fewer epochs than asked: it stopped early
+            status = "stopped early"
+        history = self.history
+        history.time_s.append(self.time_s)
+        history.arch.append(arch)
+        history.epochs.append(reached)
+        history.incumbent.append(self._incumbent[1])
+        history.incumbent_epoch.append(self._incumbent[2])
+        return Observation(arch, int(self.search.ids[arch]), start, reached, epochs,
+                           self.search.val_loss[arch, start:reached], self.search.train_loss[arch, start:reached],
+                           status, cost, self.time_s)
+
+    def train_id(self, recepie_id: int, epochs: int) -> Observation:
+        """`train` addressed by recepie_id."""
+        return self.train(self.search.index_of(recepie_id), epochs)
+
+    def _check_epochs(self, epochs) -> int:
+        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) \
+                or not 1 <= epochs <= self.search.max_epochs:
+            raise UserError(f"epochs must be an integer in 1..{self.search.max_epochs}, got {epochs!r}")
+        return int(epochs)
+
+
+@dataclass(frozen=True)
+class _PrefixIndex:
+    cum_time_s: np.ndarray          # [n, E+1]: seconds to train epochs 1..e
+    prefix_best_val: np.ndarray     # [n, E+1]: lowest finite val loss among epochs 1..e (inf if none)
+    prefix_best_epoch: np.ndarray   # [n, E+1]: its epoch (first one on ties)
+
+
+_PREFIX_CACHE: dict = {}
+
+
+def _prefix_index(search: SearchTable) -> _PrefixIndex:
+    """Prefix sums of wall time and prefix minima of validation loss, computed once per table."""
+    key = id(search)
+    cached = _PREFIX_CACHE.get(key)
+    if cached is not None and cached[0] is search:
+        return cached[1]
+    n, width = search.val_loss.shape
+    cum = np.zeros((n, width + 1))
+    cum[:, 1:] = np.cumsum(np.nan_to_num(search.wall_time_s, nan=0.0), axis=1)
+    val = np.where(np.isfinite(search.val_loss), search.val_loss, np.inf)
+    best = np.full((n, width + 1), np.inf)
+    best[:, 1:] = np.minimum.accumulate(val, axis=1)
+    epoch_of_min = np.zeros((n, width + 1), dtype=np.int64)
+    current = np.zeros(n, dtype=np.int64)
+    running = np.full(n, np.inf)
+    for e in range(1, width + 1):
+        improved = val[:, e - 1] < running
+        running = np.where(improved, val[:, e - 1], running)
+        current = np.where(improved, e, current)
+        epoch_of_min[:, e] = current
+    index = _PrefixIndex(cum, best, epoch_of_min)
+    _PREFIX_CACHE[key] = (search, index)
+    return index

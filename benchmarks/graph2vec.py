@@ -1,0 +1,138 @@
+"""graph2vec (Narayanan et al., 2017) embeddings of NAS-Bench-NLP recurrent cells.
+
+Each cell becomes a "document" whose words are its Weisfeiler-Lehman (WL) rooted-subtree labels:
+nodes start labelled by their op (inputs `x`, `h_prev_i` and outputs `h_new_i` by their role),
+and each WL iteration relabels a node by a hash of its label and the sorted labels of its
+predecessors (position-tagged where the op is order-sensitive, i.e. `blend`) and successors.
+The documents are embedded with gensim's Doc2Vec in PV-DBOW mode (dm=0) with one worker, a
+fixed seed and a deterministic word hash, so the vectors do not depend on PYTHONHASHSEED.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Callable, Iterable
+
+import numpy as np
+
+from benchmarks.errors import UserError
+
+# Bump when the documents or the training recipe change: feature caches are keyed by it.
+ALGORITHM_VERSION = "g2v-1"
+WL_ITERATIONS = 3
+DEFAULT_EPOCHS = 60
+ORDERED_OPS = frozenset({"blend"})  # ops whose input order matters: blend(z, a, b) = z*a + (1-z)*b
+
+_H_PREV = re.compile(r"^h_prev_(\d+)$")
+_H_NEW = re.compile(r"^h_new_(\d+)$")
+
+
+def stable_hash(text: str) -> int:
+    """A 63-bit hash of `text` that is the same in every process (unlike Python's `hash`)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little") >> 1
+
+
+def _short(text: str) -> str:
+    """A compressed WL label: 16 hex digits of a stable hash."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
+def _as_cell(recipe: str | dict) -> dict:
+    if isinstance(recipe, str):
+        try:
+            recipe = json.loads(recipe)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"recipe is not valid JSON ({exc}); pass the recipe string of a log") from exc
+    if not isinstance(recipe, dict) or not recipe:
+        raise UserError("recipe must be a non-empty JSON object {node: {'op': ..., 'input': [...]}}")
+    return recipe
+
+
+def initial_labels(cell: dict) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Role/op label of every node, and each op node's input list.
+
+    Returns (labels, inputs): leaves `x` -> "x", `h_prev_i` -> "h_prev_i"; op nodes -> their op,
+    prefixed by "h_new_i:" when the node is an output of the cell.
+    """
+    labels: dict[str, str] = {}
+    inputs: dict[str, list[str]] = {}
+    for name, node in cell.items():
+        if not isinstance(node, dict) or "op" not in node or not isinstance(node.get("input"), list):
+            raise UserError(f"recipe node {name!r} must be an object with 'op' and an 'input' list")
+        out = _H_NEW.match(name)
+        labels[name] = f"{name}:{node['op']}" if out else str(node["op"])
+        inputs[name] = [str(i) for i in node["input"]]
+    for srcs in inputs.values():
+        for src in srcs:
+            if src in labels:
+                continue
+            if src == "x" or _H_PREV.match(src):
+                labels[src] = src
+            else:
+                raise UserError(f"recipe input {src!r} is neither a node of the cell, 'x' nor 'h_prev_i'")
+    return labels, inputs
+
+
+def cell_document(recipe: str | dict, iterations: int = WL_ITERATIONS) -> list[str]:
+    """The WL words of one cell: every node's label at iterations 0..`iterations` (sorted).
+
+    Invariant to renaming the cell's internal nodes; words are prefixed by their iteration.
+    """
+    cell = _as_cell(recipe)
+    labels, inputs = initial_labels(cell)
+    ops = {name: str(node["op"]) for name, node in cell.items()}
+    succ: dict[str, list[str]] = {name: [] for name in labels}
+    for dst, srcs in inputs.items():
+        for src in srcs:
+            succ[src].append(dst)
+    words = [f"0_{lab}" for lab in labels.values()]
+    for it in range(1, iterations + 1):
+        new = {}
+        for node, lab in labels.items():
+            srcs = inputs.get(node, [])
+            if ops.get(node) in ORDERED_OPS:
+                preds = [f"{k}.{labels[s]}" for k, s in enumerate(srcs)]
+            else:
+                preds = sorted(labels[s] for s in srcs)
+            succs = sorted(labels[d] for d in succ[node])
+            new[node] = _short(f"{lab}|<{','.join(preds)}|>{','.join(succs)}")
+        labels = new
+        words.extend(f"{it}_{lab}" for lab in labels.values())
+    return sorted(words)
+
+
+def build_graph2vec(recipes: list[str], dims: int, seed: int = 0, epochs: int = DEFAULT_EPOCHS,
+                    iterations: int = WL_ITERATIONS,
+                    progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """PV-DBOW graph2vec vectors of `recipes`: float64 [n, dims], row i for recipes[i].
+
+    Deterministic for a given (recipes, dims, seed, epochs, iterations) in any process.
+    `progress(done_epochs, epochs)` is called after each training epoch when given.
+    """
+    if dims < 1:
+        raise UserError(f"graph2vec dimension must be >= 1, got {dims}")
+    if epochs < 1:
+        raise UserError(f"graph2vec epochs must be >= 1, got {epochs}")
+    if not recipes:
+        raise UserError("graph2vec needs at least one recipe")
+    from gensim.models.callbacks import CallbackAny2Vec
+    from gensim.models.doc2vec import Doc2Vec, TaggedDocument
+
+    docs = [TaggedDocument(cell_document(r, iterations), [i]) for i, r in enumerate(recipes)]
+    callbacks: Iterable = ()
+    if progress is not None:
+        class _Progress(CallbackAny2Vec):
+            def __init__(self):
+                self.done = 0
+
+            def on_epoch_end(self, model):
+                self.done += 1
+                progress(self.done, epochs)
+
+        callbacks = [_Progress()]
+    model = Doc2Vec(vector_size=dims, dm=0, min_count=1, sample=0, negative=5, window=5,
+                    workers=1, seed=seed, epochs=epochs, hashfxn=stable_hash)
+    model.build_vocab(docs)
+    model.train(docs, total_examples=len(docs), epochs=epochs, callbacks=list(callbacks))
+    return np.asarray([model.dv[i] for i in range(len(docs))], dtype=np.float64)

@@ -1,0 +1,151 @@
+"""Aggregate trial trajectories on a common simulated-time grid (never by step index).
+
+A trial's regret is a step function of simulated time: the regret after a train call holds until the
+next call changes it. Before the trial's first incumbent (its first evaluation with a finite validation
+loss) the trial is *absent* (NaN), not zero; after its own budget it is absent too. Means and 95%
+t-intervals at a grid time are taken over the trials present there. Times are seconds unless the
+name says hours (`_h`).
+"""
+import math
+
+import numpy as np
+
+SECONDS_PER_HOUR = 3600.0
+
+
+def regret_points(record: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(time_s, regret) of the train calls that had an incumbent (regret not null)."""
+    traj = record["trajectory"]
+    pairs = [(t, r) for t, r in zip(traj["time_s"], traj["regret"]) if r is not None]
+    if not pairs:
+        return np.empty(0), np.empty(0)
+    times, regrets = zip(*pairs)
+    return np.asarray(times, dtype=float), np.asarray(regrets, dtype=float)
+
+
+def first_time_s(record: dict) -> float | None:
+    """Simulated seconds at the trial's first incumbent, None if it never had one."""
+    times, _ = regret_points(record)
+    return float(times[0]) if len(times) else None
+
+
+def step_regret(times_s, regrets, grid_s, end_s: float = math.inf) -> np.ndarray:
+    """Regret at each grid time: the value of the last point at or before it; NaN before the first
+    point and after `end_s` (the trial's budget)."""
+    times_s = np.asarray(times_s, dtype=float)
+    regrets = np.asarray(regrets, dtype=float)
+    grid_s = np.asarray(grid_s, dtype=float)
+    out = np.full(grid_s.shape, np.nan)
+    if len(times_s) == 0:
+        return out
+    idx = np.searchsorted(times_s, grid_s, side="right") - 1
+    present = (idx >= 0) & (grid_s <= end_s)
+    out[present] = regrets[idx[present]]
+    return out
+
+
+def time_grid_s(records, n_points: int = 300) -> np.ndarray:
+    """Log-spaced grid (seconds) from the earliest first incumbent over `records` to the largest
+    budget; both ends included exactly."""
+    end = max(float(r["budget_s"]) for r in records)
+    starts = [t for t in (first_time_s(r) for r in records) if t is not None and t > 0]
+    start = min(starts) if starts else end / 1000.0
+    start = min(start, end)
+    if start >= end:
+        return np.array([end])
+    grid = np.geomspace(start, end, n_points)
+    grid[0], grid[-1] = start, end
+    return grid
+
+
+def regret_matrix(records, grid_s) -> np.ndarray:
+    """[n_trials, n_grid] regret of each trial on the grid, NaN where the trial is absent."""
+    rows = [step_regret(*regret_points(r), grid_s, end_s=float(r["budget_s"])) for r in records]
+    return np.vstack(rows) if rows else np.empty((0, len(grid_s)))
+
+
+def t_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high) of the finite values with a Student-t interval; bounds NaN if n < 2,
+    all NaN if n == 0."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    n = len(values)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(values.mean())
+    if n < 2:
+        return mean, math.nan, math.nan
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / math.sqrt(n))
+    return mean, mean - half, mean + half
+
+
+def mean_band(matrix, confidence: float = 0.95) -> dict:
+    """Per grid column over the trials present: mean, low, high (t-interval; NaN where < 2 present), n."""
+    from scipy import stats
+
+    matrix = np.asarray(matrix, dtype=float)
+    present = np.isfinite(matrix)
+    n = present.sum(axis=0)
+    filled = np.where(present, matrix, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, filled.sum(axis=0) / np.maximum(n, 1), np.nan)
+        dev = np.where(present, matrix - mean, 0.0)
+        sd = np.sqrt((dev ** 2).sum(axis=0) / np.maximum(n - 1, 1))
+        half = stats.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(np.maximum(n, 1))
+    half = np.where(n >= 2, half, np.nan)
+    return {"mean": mean, "low": mean - half, "high": mean + half, "n": n}
+
+
+def mean_rank(per_algo: dict, grid_s) -> dict:
+    """Mean rank over time among algorithms (1 = lowest regret; ties share the average rank).
+
+    `per_algo`: algo -> list of trial records. At each grid time, trials with the same trial index
+    `k` are ranked against each other among the algorithms present there (at least two; an
+    algorithm without an incumbent yet is absent, not last); an algorithm's mean rank is the
+    average over the trial indices ranked. Returns algo -> {"mean": [n_grid] (NaN where never
+    ranked), "n": [n_grid] number of its trials ranked there}.
+    """
+    from scipy import stats
+
+    grid_s = np.asarray(grid_s, dtype=float)
+    algos = list(per_algo)
+    by_trial = {a: {r["trial"]: r for r in per_algo[a]} for a in algos}
+    total = {a: np.zeros(len(grid_s)) for a in algos}
+    count = {a: np.zeros(len(grid_s), dtype=int) for a in algos}
+    for k in sorted({k for a in algos for k in by_trial[a]}):
+        members = [a for a in algos if k in by_trial[a]]
+        if len(members) < 2:
+            continue
+        values = regret_matrix([by_trial[a][k] for a in members], grid_s)   # [A_k, G]
+        ranks = stats.rankdata(values, axis=0, nan_policy="omit")
+        enough = np.isfinite(values).sum(axis=0) >= 2
+        for row, a in enumerate(members):
+            ok = enough & np.isfinite(values[row])
+            total[a][ok] += ranks[row][ok]
+            count[a][ok] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {a: {"mean": np.where(count[a] > 0, total[a] / np.maximum(count[a], 1), np.nan), "n": count[a]}
+                for a in algos}
+
+
+def final_regrets(records) -> np.ndarray:
+    """Final regret per trial; a trial that never found an incumbent counts as +inf (worst)."""
+    return np.array([math.inf if r["final_regret"] is None else float(r["final_regret"]) for r in records])
+
+
+def ecdf(values) -> tuple[np.ndarray, np.ndarray]:
+    """Empirical CDF: sorted finite values x and the share of *all* values <= x (infinite ones never
+    count, so the curve ends below 1 if some trials found nothing)."""
+    values = np.asarray(values, dtype=float)
+    x = np.sort(values[np.isfinite(values)])
+    y = np.arange(1, len(x) + 1) / max(len(values), 1)
+    return x, y
+
+
+def time_to_reach_s(record: dict, threshold: float) -> float | None:
+    """Simulated seconds until the trial's regret first was <= threshold, None if it never was."""
+    times, regrets = regret_points(record)
+    hit = np.nonzero(regrets <= threshold)[0]
+    return float(times[hit[0]]) if len(hit) else None

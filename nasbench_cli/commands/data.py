@@ -1,0 +1,67 @@
+"""`nasbench data`: inspect the benchmark data and its cache."""
+import click
+
+from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+
+
+@click.group()
+def data():
+    """Inspect the NAS-Bench-NLP data and its packed cache."""
+
+
+def benchmark_summary(benchmark) -> dict:
+    """Counts and facts of a loaded benchmark (the `data info` payload)."""
+    import collections
+    import math
+
+    search = benchmark.search
+    statuses = collections.Counter(str(s) for s in search.status)
+    epochs = collections.Counter(int(e) for e in search.n_epochs)
+    l_star = benchmark.l_star
+    return {
+        "benchmark": benchmark.name,
+        "architectures": search.n,
+        "status": dict(statuses.most_common()),
+        "complete_logs": int((search.n_epochs == search.max_epochs).sum()),
+        "epochs_recorded": {"max": search.max_epochs, "distribution_top": dict(epochs.most_common(5))},
+        "l_star": l_star,
+        "l_star_perplexity": math.exp(l_star),
+        "best_arch": benchmark.best_id,
+        "best_epoch": benchmark.best_epoch,
+        "shipped_features": None if search.shipped_features is None else list(search.shipped_features.shape),
+        "dropped_duplicate_logs": list(benchmark.dropped_logs),
+        "data_dir": str(benchmark.data_dir),
+        "source": str(benchmark.source),
+        "checksum_sha256": benchmark.checksum,
+        "cache_path": str(benchmark.cache_path),
+    }
+
+
+@data.command()
+@benchmark_option
+@data_dir_option
+@json_option
+@click.option("--rebuild-cache", is_flag=True, help="Rebuild the packed cache from the logs.")
+def info(benchmark_name, data_dir, as_json, rebuild_cache):
+    """Architectures, statuses, epochs, L* and its architecture, data source, checksum and cache path."""
+    from benchmarks.registry import load_benchmark
+
+    summary = benchmark_summary(load_benchmark(benchmark_name, data_dir, rebuild_cache=rebuild_cache))
+    if as_json:
+        echo_json(summary)
+        return
+    s = summary
+    click.echo(f"benchmark        {s['benchmark']}")
+    click.echo(f"architectures    {s['architectures']:,}")
+    click.echo("status           " + ", ".join(f"{k} {v:,}" for k, v in s["status"].items()))
+    click.echo(f"complete logs    {s['complete_logs']:,} with all {s['epochs_recorded']['max']} epochs")
+    click.echo(f"L*               {s['l_star']:.4f} test log-perplexity (perplexity {s['l_star_perplexity']:.1f}), "
+               f"architecture {s['best_arch']} at epoch {s['best_epoch']}")
+    if s["shipped_features"]:
+        click.echo(f"features         shipped graph2vec {s['shipped_features'][1]}-d for all architectures")
+    if s["dropped_duplicate_logs"]:
+        click.echo(f"duplicates       {len(s['dropped_duplicate_logs'])} log(s) of an id already present, not used: "
+                   + ", ".join(s["dropped_duplicate_logs"]))
+    click.echo(f"source           {s['source']}")
+    click.echo(f"sha256           {s['checksum_sha256']}")
+    click.echo(f"cache            {s['cache_path']}")

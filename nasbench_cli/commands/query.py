@@ -1,0 +1,112 @@
+"""`nasbench query`: the recorded metrics of one architecture, by id or by its cell."""
+import click
+
+from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+
+
+def architecture_record(benchmark, row: int, epochs: int | None) -> dict:
+    """Recorded metrics of row `row` at `epochs` (default: its last recorded epoch)."""
+    import math
+
+    import numpy as np
+
+    from benchmarks.errors import UserError
+
+    search = benchmark.search
+    logged = int(search.n_epochs[row])
+    if epochs is None:
+        epochs = logged
+    if not 1 <= epochs <= search.max_epochs:
+        raise UserError(f"--epochs must be in 1..{search.max_epochs}, got {epochs}")
+    record = {"recepie_id": int(search.ids[row]), "status": str(search.status[row]),
+              "epochs_recorded": logged, "num_params": int(search.num_params[row]),
+              "recipe": search.recipe(row), "epochs": epochs}
+    if epochs > logged:
+        record["note"] = f"the log stops after {logged} epoch(s) (status {record['status']})"
+        return record
+
+    def at(values):
+        value = float(values[row, epochs - 1])
+        return value if math.isfinite(value) else None
+
+    def ppl(logppl):
+        return None if logppl is None or logppl > 700 else math.exp(logppl)
+
+    val, test, train = at(search.val_loss), at(benchmark.test_loss), at(search.train_loss)
+    record.update({
+        "train_logppl": train, "val_logppl": val, "test_logppl": test,
+        "train_perplexity": ppl(train), "val_perplexity": ppl(val), "test_perplexity": ppl(test),
+        "wall_time_s": float(np.nansum(search.wall_time_s[row, :epochs])),
+    })
+    for name, values in (("val", search.val_loss), ("test", benchmark.test_loss)):
+        finite = np.where(np.isfinite(values[row, :logged]), values[row, :logged], np.inf)
+        if logged and np.isfinite(finite.min()):
+            best = int(np.argmin(finite))
+            record[f"best_{name}_epoch"] = best + 1
+            record[f"best_{name}_logppl"] = float(finite[best])
+            record[f"best_{name}_perplexity"] = ppl(float(finite[best]))
+    return record
+
+
+def _fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def print_record(record: dict, benchmark) -> None:
+    r = record
+    click.echo(f"architecture   {r['recepie_id']} ({benchmark.name}), status {r['status']}, "
+               f"{r['epochs_recorded']} epochs recorded, {r['num_params']:,} parameters")
+    if "note" in r:
+        click.echo(f"epoch {r['epochs']}       {r['note']}")
+    else:
+        click.echo(f"at epoch {r['epochs']:<5} train {_fmt(r['train_logppl'], '.4f')}  val {_fmt(r['val_logppl'], '.4f')}  "
+                   f"test {_fmt(r['test_logppl'], '.4f')} log-perplexity")
+        click.echo(f"{'':15}train {_fmt(r['train_perplexity'], '.1f')}  val {_fmt(r['val_perplexity'], '.1f')}  "
+                   f"test {_fmt(r['test_perplexity'], '.1f')} perplexity")
+        click.echo(f"wall time      {r['wall_time_s']:.0f} s ({r['wall_time_s'] / 3600:.2f} h) to train {r['epochs']} epochs")
+        for name in ("val", "test"):
+            if f"best_{name}_epoch" in r:
+                click.echo(f"best {name:<9} epoch {r[f'best_{name}_epoch']}: {r[f'best_{name}_logppl']:.4f} "
+                           f"log-perplexity (perplexity {_fmt(r[f'best_{name}_perplexity'], '.1f')})")
+    import json
+
+    click.echo("recipe         " + json.dumps(r["recipe"]))
+
+
+@click.command()
+@benchmark_option
+@click.option("--arch", "arch_id", type=int, default=None, help="recepie_id of the architecture.")
+@click.option("--recipe", "recipe_text", default=None,
+              help="A cell as a JSON string or a JSON file: found through its canonical hash, whatever its node names.")
+@click.option("--epochs", type=int, default=None, help="Epoch to report (1..50; default: the last recorded).")
+@data_dir_option
+@json_option
+def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
+    """Recorded metrics of one architecture at an epoch: train/val/test log-perplexity and perplexity,
+    wall time to reach it, parameters, status and the recipe.
+
+    Exit 1 if a valid --recipe is not in the benchmark; exit 2 if it is invalid.
+    """
+    from benchmarks.errors import UserError
+    from benchmarks.registry import load_benchmark
+
+    if (arch_id is None) == (recipe_text is None):
+        raise UserError("give exactly one of --arch ID or --recipe FILE_OR_JSON")
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    if recipe_text is not None:
+        from benchmarks.canonical import lookup_recipe
+
+        _, found = lookup_recipe(benchmark, recipe_text)
+        if found is None:
+            message = f"the cell is valid but not in benchmark '{benchmark.name}'"
+            if as_json:
+                echo_json({"found": False, "benchmark": benchmark.name, "message": message})
+            else:
+                click.echo(message, err=True)
+            raise click.exceptions.Exit(1)
+        arch_id = found
+    record = architecture_record(benchmark, benchmark.search.index_of(arch_id), epochs)
+    if as_json:
+        echo_json(record)
+    else:
+        print_record(record, benchmark)

@@ -1,0 +1,154 @@
+"""`nasbench run`: run NAS algorithms for many trials on the simulated environment."""
+import click
+
+from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+
+
+def parse_overrides(items, algos) -> dict:
+    """`--set KEY=VALUE` (every selected algorithm with that setting) or `--set ALGO.KEY=VALUE`."""
+    import dataclasses
+
+    from benchmarks.errors import UserError
+    from optimizers.registry import algorithm_class
+
+    fields = {a: {f.name for f in dataclasses.fields(algorithm_class(a).Settings)} for a in algos}
+    overrides = {a: {} for a in algos}
+    for item in items:
+        if "=" not in item:
+            raise UserError(f"--set expects KEY=VALUE or ALGO.KEY=VALUE, got '{item}'")
+        key, value = item.split("=", 1)
+        targets = algos
+        if "." in key:
+            algo, key = key.split(".", 1)
+            if algo not in algos:
+                raise UserError(f"--set {item}: '{algo}' is not among the selected algorithms ({', '.join(algos)})")
+            targets = [algo]
+        matched = [a for a in targets if key in fields[a]]
+        if not matched:
+            raise UserError(f"--set {item}: no selected algorithm has a setting '{key}' "
+                            f"(settings: " + "; ".join(f"{a}: {', '.join(sorted(fields[a]))}" for a in targets) + ")")
+        for algo in matched:
+            overrides[algo][key] = value
+    return overrides
+
+
+def summarize(paths) -> dict:
+    """Per algorithm: trials, mean final regret with a 95% t-interval, compute seconds per trial."""
+    import json
+    import math
+
+    import numpy as np
+    from scipy import stats
+
+    by_algo = {}
+    for path in paths:
+        record = json.loads(open(path).read())
+        by_algo.setdefault(record["algo"], []).append(record)
+    summary = {}
+    for algo, records in by_algo.items():
+        regrets = np.array([r["final_regret"] for r in records if r["final_regret"] is not None], dtype=float)
+        mean = float(regrets.mean()) if len(regrets) else math.nan
+        half = float(stats.t.ppf(0.975, len(regrets) - 1) * regrets.std(ddof=1) / math.sqrt(len(regrets))) \
+            if len(regrets) > 1 else math.nan
+        summary[algo] = {"trials": len(records), "mean_final_regret": mean, "ci95_half_width": half,
+                         "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records]))}
+    return summary
+
+
+@click.command()
+@click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, or 'all' (see `nasbench list`).")
+@benchmark_option
+@click.option("--trials", type=click.IntRange(1), default=30, show_default=True, help="Trials per algorithm.")
+@click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
+              help="Simulated training budget per trial, in hours.")
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes (default: all cores).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Trial k uses seed SEED + k.")
+@click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True,
+              help="Results folder: OUT/<benchmark>/<algo>/trial-<k>.json.")
+@click.option("--set", "set_items", multiple=True, metavar="[ALGO.]KEY=VALUE",
+              help="Change an algorithm setting (repeatable), e.g. --set hb.eta=4.")
+@click.option("--overwrite", is_flag=True, help="Rerun trials whose files were made with other settings.")
+@data_dir_option
+@json_option
+def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_items, overwrite, data_dir, as_json):
+    """Run NAS algorithms on the simulated environment, one result file per trial.
+
+    Running the same command again skips finished trials; an interrupted run (Ctrl-C, a kill) keeps
+    every finished trial and leaves no partial file, so rerunning completes it with the same results.
+    """
+    import math
+    import os
+    from pathlib import Path
+
+    from benchmarks.registry import load_benchmark
+    from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files
+    from optimizers.registry import parse_algo_list
+
+    algos = parse_algo_list(algo_text)
+    overrides = parse_overrides(set_items, algos)
+    load_benchmark(benchmark_name, data_dir)   # builds the cache once, and fails early on bad data
+    budget_s = budget_hours * 3600.0
+    out = Path(out)
+    remove_stale_temp_files(out, benchmark_name)
+    todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite)
+    jobs = jobs or os.cpu_count() or 1
+    errors = []
+    if todo:
+        _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet=as_json)
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), TextColumn("{task.fields[last]}"), disable=as_json,
+                      transient=False) as progress:
+            task = progress.add_task(f"{benchmark_name} trials", total=len(todo) + len(done),
+                                     completed=len(done), last="")
+
+            def on_done(spec, summary):
+                last = "failed" if summary is None else \
+                    f"{spec.algo} #{spec.trial}: regret {summary['final_regret']:.4f}" \
+                    if summary["final_regret"] is not None else f"{spec.algo} #{spec.trial}: no incumbent"
+                progress.update(task, advance=1, last=last)
+
+            try:
+                _, errors = execute(todo, jobs, data_dir, on_done)
+            except KeyboardInterrupt:
+                finished = sum(1 for spec in todo if spec.path.is_file())
+                click.echo(f"interrupted: {finished + len(done)} finished trial files kept in {out}; "
+                           "rerun the same command to complete the rest", err=True)
+                raise click.exceptions.Exit(130)
+    elif not as_json:
+        click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
+    from nasbench_cli.runner import trial_path
+
+    paths = [trial_path(out, benchmark_name, a, k) for a in algos for k in range(trials)]
+    summary = summarize([p for p in paths if p.is_file()])
+    if as_json:
+        echo_json({"benchmark": benchmark_name, "budget_hours": budget_hours, "out": str(out),
+                   "ran": len(todo) - len(errors), "skipped": len(done), "errors": errors,
+                   "algorithms": {a: {k: (None if isinstance(v, float) and math.isnan(v) else v)
+                                      for k, v in s.items()} for a, s in summary.items()}})
+    else:
+        for algo in algos:
+            if algo in summary:
+                s = summary[algo]
+                interval = "" if math.isnan(s["ci95_half_width"]) else f" ± {s['ci95_half_width']:.4f}"
+                click.echo(f"{algo:<8} final regret {s['mean_final_regret']:.4f}{interval} (95% CI, "
+                           f"{s['trials']} trials), {s['compute_s_per_trial']:.2f} s compute per trial")
+        for error in errors:
+            click.echo(f"error: {error}", err=True)
+    if errors:
+        raise click.exceptions.Exit(1)
+
+
+def _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet):
+    """Build the feature caches the algorithms read once here, not in every worker."""
+    from benchmarks.registry import load_benchmark
+    from nasbench_cli.trial import load_features
+    from optimizers.registry import make_algorithm
+
+    kinds = {make_algorithm(a, overrides.get(a)).feature_kind for a in algos} - {None}
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    for kind in sorted(kinds):
+        if not quiet:
+            click.echo(f"features {kind}: loading (built once, then cached)")
+        load_features(benchmark, kind)

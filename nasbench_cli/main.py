@@ -1,0 +1,91 @@
+"""Entry point of the `nasbench` command: a click group whose subcommands load on demand.
+
+Subcommand modules are imported only when used (or when `--help` lists them), and they import
+heavy libraries (numpy, xgboost, matplotlib, torch) inside their functions, so `nasbench --help`
+stays fast.
+"""
+import importlib
+import sys
+
+import click
+
+from nasbench_cli import __version__
+
+# name -> "module:attribute"; one place that lists every command.
+COMMANDS = {
+    "data": "nasbench_cli.commands.data:data",
+    "query": "nasbench_cli.commands.query:query",
+    "list": "nasbench_cli.commands.listing:list_cmd",
+    "run": "nasbench_cli.commands.run:run",
+    "plot": "nasbench_cli.commands.plot:plot",
+    "report": "nasbench_cli.commands.report:report",
+    "check": "nasbench_cli.commands.check:check",
+    "space": "nasbench_cli.commands.space:space",
+    "features": "nasbench_cli.commands.features:features",
+    "analyze": "nasbench_cli.commands.analyze:analyze",
+    "proxies": "nasbench_cli.commands.proxies:proxies",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports a subcommand's module only when it is needed."""
+
+    def __init__(self, *args, lazy_commands=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self._available()))
+
+    def _available(self):
+        return [name for name, target in self.lazy_commands.items() if _module_exists(target)]
+
+    def get_command(self, ctx, name):
+        if name in self.lazy_commands and _module_exists(self.lazy_commands[name]):
+            module_name, attr = self.lazy_commands[name].split(":")
+            return getattr(importlib.import_module(module_name), attr)
+        return super().get_command(ctx, name)
+
+
+def _module_exists(target: str) -> bool:
+    return importlib.util.find_spec(target.split(":")[0]) is not None
+
+
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="nasbench")
+def group():
+    """Benchmark NAS algorithms on NAS-Bench-NLP by replaying recorded training logs.
+
+    An algorithm that "trains" an architecture is charged the recorded wall time of those epochs
+    and sees the recorded validation losses; regret is measured on the test side.
+
+    Exit codes: 0 success, 1 the run failed (or a check found a regression), 2 bad usage or input.
+    """
+
+
+def cli(argv=None):
+    """Run the CLI; user mistakes become one line on stderr and exit code 2."""
+    from benchmarks.errors import UserError
+
+    try:
+        group.main(args=argv, prog_name="nasbench", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except UserError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    cli()

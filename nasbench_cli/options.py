@@ -1,0 +1,18 @@
+"""Click options shared by several commands."""
+import click
+
+from benchmarks.catalog import BENCHMARKS
+
+data_dir_option = click.option(
+    "--data-dir", type=click.Path(file_okay=False, path_type=str), default=None,
+    help="Folder with the NAS-Bench-NLP release layout (default: $NASBENCH_DATA or ../shared/nas-bench-nlp).")
+benchmark_option = click.option(
+    "--benchmark", "benchmark_name", type=click.Choice(sorted(BENCHMARKS)), default="ptb", show_default=True,
+    help="Which benchmark.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+def echo_json(obj) -> None:
+    import json
+
+    click.echo(json.dumps(obj, indent=2, allow_nan=False))

@@ -1,0 +1,188 @@
+"""The three figures of `nasbench plot`: regret vs simulated time, CDF of final regret, mean rank.
+
+matplotlib (Agg backend) is imported inside the functions. Each algorithm keeps one colour and line
+style in every figure (`algo_style`). Regret is drawn on a log axis with a floor: values below
+`REGRET_FLOOR` (including 0, reached when the incumbent is the architecture and epoch holding L*)
+are drawn at the floor, and the axis label says so.
+"""
+import io
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from nasbench_cli import aggregate
+
+REGRET_FLOOR = 1e-3
+DPI = 150
+FORMATS = ("png", "pdf", "svg")
+FIGSIZE_IN = (6.4, 4.2)
+
+# registry algorithms: Okabe-Ito colours (colour-blind safe), line style by family
+_STYLES = {
+    "rs50e": ("#000000", "-"),
+    "rs10e": ("#7F7F7F", "--"),
+    "hb": ("#D55E00", "-"),
+    "bo10d": ("#0072B2", "-"),
+    "bo50d": ("#56B4E9", "--"),
+    "re": ("#009E73", "-."),
+    "tpe": ("#E69F00", (0, (5, 1.5, 1, 1.5))),
+    "smac": ("#CC79A7", (0, (1, 1.2))),
+}
+_EXTRA_COLOURS = ("#8C564B", "#BCBD22", "#17BECF", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")
+_EXTRA_DASHES = ("-", "--", "-.", (0, (1, 1.2)), (0, (5, 1.5, 1, 1.5)))
+
+BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2"}
+
+
+def algo_style(name: str) -> dict:
+    """{'color', 'linestyle'} for an algorithm: fixed for registry names, a stable hash otherwise."""
+    if name in _STYLES:
+        color, dash = _STYLES[name]
+    else:
+        key = zlib.crc32(name.encode())
+        color = _EXTRA_COLOURS[key % len(_EXTRA_COLOURS)]
+        dash = _EXTRA_DASHES[(key // len(_EXTRA_COLOURS)) % len(_EXTRA_DASHES)]
+    return {"color": color, "linestyle": dash}
+
+
+def _title(benchmark: str) -> str:
+    return BENCHMARK_TITLES.get(benchmark, benchmark)
+
+
+def _label(algo: str, records) -> str:
+    return f"{algo} (n={len(records)})"
+
+
+def _rc():
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    return matplotlib.rc_context({
+        "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8.5,
+        "axes.spines.top": False, "axes.spines.right": False, "axes.grid": True,
+        "grid.alpha": 0.35, "grid.linewidth": 0.5, "axes.grid.which": "major",
+        "lines.linewidth": 1.7, "savefig.bbox": "tight", "savefig.pad_inches": 0.05,
+        "pdf.fonttype": 42,
+    })
+
+
+def _floor(values) -> np.ndarray:
+    return np.maximum(np.asarray(values, dtype=float), REGRET_FLOOR)
+
+
+def _legend(ax, **kwargs):
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, frameon=False, **kwargs)
+
+
+def regret_figure(benchmark: str, per_algo: dict, grid_s):
+    """Mean regret over trials (present ones) vs simulated hours, with a 95% t-band, log-log."""
+    import matplotlib.pyplot as plt
+
+    grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
+    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    for algo, records in per_algo.items():
+        band = aggregate.mean_band(aggregate.regret_matrix(records, grid_s))
+        style = algo_style(algo)
+        ax.plot(grid_h, _floor(band["mean"]), label=_label(algo, records), **style)
+        if np.isfinite(band["low"]).any():
+            ax.fill_between(grid_h, _floor(band["low"]), _floor(band["high"]), color=style["color"],
+                            alpha=0.15, linewidth=0, where=np.isfinite(band["low"]))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(grid_h[0], grid_h[-1])
+    ax.set_xlabel("simulated training time (hours)")
+    ax.set_ylabel(f"regret: test log-perplexity − L*\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
+    ax.set_title(f"{_title(benchmark)}: regret vs simulated time\nmean over trials, shaded 95% t-interval")
+    _legend(ax, loc="lower left" if len(per_algo) > 4 else "best", ncol=2 if len(per_algo) > 4 else 1)
+    return fig
+
+
+def cdf_figure(benchmark: str, per_algo: dict):
+    """Empirical CDF of the final regret of every trial, one step curve per algorithm."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    finals = {a: aggregate.final_regrets(r) for a, r in per_algo.items()}
+    finite = np.concatenate([v[np.isfinite(v)] for v in finals.values()] or [np.empty(0)])
+    low = max(REGRET_FLOOR, float(finite.min()) if len(finite) else REGRET_FLOOR) / 1.5
+    high = (float(finite.max()) if len(finite) else 1.0) * 1.5
+    for algo, values in finals.items():
+        x, y = aggregate.ecdf(_floor(values))
+        xs = np.concatenate([[low], x, [high]])
+        ys = np.concatenate([[0.0], y, [y[-1] if len(y) else 0.0]])
+        ax.step(xs, ys, where="post", label=_label(algo, per_algo[algo]), **algo_style(algo))
+    ax.set_xscale("log")
+    ax.set_xlim(low, high)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel(f"final regret: test log-perplexity − L*\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
+    ax.set_ylabel("fraction of trials with final regret ≤ x")
+    budgets = sorted({r["budget_s"] / aggregate.SECONDS_PER_HOUR for rs in per_algo.values() for r in rs})
+    budget = ", ".join(f"{b:g}" for b in budgets)
+    ax.set_title(f"{_title(benchmark)}: CDF of final regret after {budget} simulated hours")
+    _legend(ax, loc="lower right")
+    return fig
+
+
+def rank_figure(benchmark: str, per_algo: dict, grid_s):
+    """Mean rank among algorithms (1 = lowest regret) vs simulated hours."""
+    import matplotlib.pyplot as plt
+
+    grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
+    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    ranks = aggregate.mean_rank(per_algo, grid_s)
+    drawn = 0
+    for algo, rank in ranks.items():
+        if np.isfinite(rank).any():
+            ax.plot(grid_h, rank, label=_label(algo, per_algo[algo]), **algo_style(algo))
+            drawn += 1
+    ax.set_xscale("log")
+    ax.set_xlim(grid_h[0], grid_h[-1])
+    n_algos = len(per_algo)
+    ax.set_ylim(0.8, max(n_algos, 2) + 0.2)
+    ax.set_yticks(range(1, max(n_algos, 2) + 1))
+    ax.invert_yaxis()
+    ax.set_xlabel("simulated training time (hours)")
+    ax.set_ylabel("mean rank (1 = lowest regret)")
+    ax.set_title(f"{_title(benchmark)}: mean rank over time\nranked per trial index, averaged over trials")
+    if not drawn:
+        ax.text(0.5, 0.5, "ranking needs at least two algorithms\nwith the same trial index",
+                transform=ax.transAxes, ha="center", va="center", color="0.4")
+    _legend(ax, loc="best", ncol=2 if n_algos > 4 else 1)
+    return fig
+
+
+FIGURES = (("regret-vs-time", regret_figure, True), ("final-regret-cdf", cdf_figure, False),
+           ("mean-rank", rank_figure, True))
+
+
+def save_figure(fig, stem: Path, formats) -> list[Path]:
+    """Write `fig` as stem.<fmt> for each format, atomically and without timestamps; returns paths."""
+    from benchmarks.atomic import write_bytes_atomic
+
+    written = []
+    for fmt in formats:
+        buffer = io.BytesIO()
+        metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else {}
+        fig.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata)
+        written.append(write_bytes_atomic(stem.with_name(f"{stem.name}.{fmt}"), buffer.getvalue()))
+    return written
+
+
+def plot_benchmark(benchmark: str, per_algo: dict, out_dir, formats=("png", "pdf")) -> list[Path]:
+    """Write the three figures of one benchmark into `out_dir`; returns the files written."""
+    import matplotlib.pyplot as plt
+
+    records = [r for rs in per_algo.values() for r in rs]
+    grid_s = aggregate.time_grid_s(records)
+    written = []
+    with _rc():
+        for name, make, needs_grid in FIGURES:
+            fig = make(benchmark, per_algo, grid_s) if needs_grid else make(benchmark, per_algo)
+            try:
+                written += save_figure(fig, Path(out_dir) / f"{benchmark}-{name}", formats)
+            finally:
+                plt.close(fig)
+    return written

@@ -1,0 +1,219 @@
+"""Find, read and validate the per-trial result files written by `nasbench run`.
+
+Layout: `OUT/<benchmark>/<algo>/trial-<k>.json`, one record of `nasbench_cli.trial.run_trial` each.
+Anything else in those folders (temporary `.trial-3.json.XXXX.tmp` files of a killed run, figures,
+notes) is ignored. A `trial-<k>.json` that does not parse or lacks keys is an error naming the file
+(`UserError`, exit 2): silently skipping it would bias every statistic. Delete it (or re-run
+`nasbench run`, which redoes trials whose file is unreadable) and try again.
+"""
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.errors import UserError
+
+RESULT_FORMAT = "nasbench-trial/1"
+TRIAL_FILE = re.compile(r"^trial-(\d+)\.json$")
+TRAJECTORY_KEYS = ("time_s", "regret", "incumbent", "incumbent_epoch", "arch", "epochs")
+REQUIRED_KEYS = ("format", "benchmark", "algo", "trial", "seed", "budget_s", "settings", "settings_hash",
+                 "l_star", "best_arch", "final_regret", "compute_s", "trajectory")
+
+
+def trial_path(out, benchmark: str, algo: str, trial: int) -> Path:
+    """Where trial `trial` of `algo` on `benchmark` lives under the results folder `out`."""
+    return Path(out) / benchmark / algo / f"trial-{int(trial)}.json"
+
+
+def trial_problem(record) -> str | None:
+    """What is wrong with a parsed trial record (a short phrase), or None if it is well formed."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    missing = [k for k in REQUIRED_KEYS if k not in record]
+    if missing:
+        return f"missing key(s) {', '.join(missing)}"
+    if record["format"] != RESULT_FORMAT:
+        return f"format is {record['format']!r}, expected {RESULT_FORMAT!r}"
+    traj = record["trajectory"]
+    if not isinstance(traj, dict):
+        return "trajectory is not an object"
+    missing = [k for k in TRAJECTORY_KEYS if k not in traj]
+    if missing:
+        return f"trajectory lacks {', '.join(missing)}"
+    lengths = {len(traj[k]) for k in TRAJECTORY_KEYS if isinstance(traj[k], list)}
+    if len(lengths) != 1 or any(not isinstance(traj[k], list) for k in TRAJECTORY_KEYS):
+        return "trajectory lists have different lengths"
+    times = traj["time_s"]
+    if any(not _is_number(t) for t in times) or any(b < a for a, b in zip(times, times[1:])):
+        return "trajectory time_s is not a non-decreasing list of numbers"
+    if any(r is not None and not _is_number(r) for r in traj["regret"]):
+        return "trajectory regret holds something other than numbers and nulls"
+    if record["final_regret"] is not None and not _is_number(record["final_regret"]):
+        return "final_regret is neither a number nor null"
+    if not _is_number(record["budget_s"]) or record["budget_s"] <= 0:
+        return "budget_s is not a positive number"
+    if not isinstance(record["trial"], int):
+        return "trial is not an integer"
+    return None
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _parse(path: Path):
+    """(record, None) or (None, problem)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    try:
+        record = json.loads(text)
+    except ValueError as exc:
+        return None, f"is not valid JSON ({exc.msg} at line {exc.lineno})"
+    problem = trial_problem(record)
+    return (None, problem) if problem else (record, None)
+
+
+def read_trial(path) -> dict | None:
+    """The trial record at `path`, or None if the file is missing, unreadable or malformed
+    (for resuming: such a trial is simply run again)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    record, _ = _parse(path)
+    return record
+
+
+def load_trial(path) -> dict:
+    """The trial record at `path`; UserError naming the file if it is unreadable or malformed."""
+    path = Path(path)
+    record, problem = _parse(path)
+    if problem:
+        raise UserError(f"result file {path}: {problem}; delete it or re-run `nasbench run` to redo it")
+    match = TRIAL_FILE.match(path.name)
+    if match and int(match.group(1)) != record["trial"]:
+        raise UserError(f"result file {path}: holds trial {record['trial']}, its name says {match.group(1)}")
+    return record
+
+
+@dataclass
+class Results:
+    """Trial records found under a results folder: benchmark -> algo -> records sorted by trial."""
+    root: Path
+    runs: dict = field(default_factory=dict)
+
+    @property
+    def benchmarks(self) -> list[str]:
+        return list(self.runs)
+
+    def algos(self, benchmark: str) -> list[str]:
+        return list(self.runs[benchmark])
+
+    def trials(self, benchmark: str, algo: str) -> list[dict]:
+        return self.runs[benchmark][algo]
+
+
+def algo_order(names) -> list[str]:
+    """Registry order (optimizers.registry.ALGORITHMS) first, then unknown names alphabetically."""
+    try:
+        from optimizers.registry import ALGORITHMS
+        known = list(ALGORITHMS)
+    except ImportError:  # pragma: no cover - the registry is part of the package
+        known = []
+    names = set(names)
+    return [n for n in known if n in names] + sorted(n for n in names if n not in known)
+
+
+def _trial_files(folder: Path) -> list[Path]:
+    return [p for p in folder.iterdir() if p.is_file() and TRIAL_FILE.match(p.name)]
+
+
+def _is_benchmark_folder(folder: Path) -> bool:
+    return any(sub.is_dir() and _trial_files(sub) for sub in folder.iterdir())
+
+
+def load_results(root, benchmarks=None, algos=None) -> Results:
+    """Read every `trial-<k>.json` under `root` (a results folder, or one benchmark's folder in it).
+
+    `benchmarks` / `algos`: optional lists restricting what is read (UserError if one has no
+    results). Records are validated: the file name must match its record's benchmark, algo and trial,
+    and all trials of one algorithm must share settings_hash and budget_s, and all algorithms of one
+    benchmark its data checksum and L*; otherwise UserError naming the files.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise UserError(f"results folder not found: {root}; pass the --out folder of `nasbench run`")
+    if _trial_files(root):
+        raise UserError(f"{root} holds trial files directly; pass the results folder that contains "
+                        "<benchmark>/<algo>/trial-<k>.json (the --out of `nasbench run`)")
+    # RESULTS_DIR may be the --out folder or one benchmark's folder inside it
+    if _is_benchmark_folder(root):
+        bench_dirs = [root]
+    else:
+        bench_dirs = sorted(sub for sub in root.iterdir() if sub.is_dir() and _is_benchmark_folder(sub))
+    results = Results(root=root)
+    for bench_dir in bench_dirs:
+        benchmark = bench_dir.name
+        if benchmarks and benchmark not in benchmarks:
+            continue
+        found = {}
+        for algo_dir in sorted(p for p in bench_dir.iterdir() if p.is_dir()):
+            if algos and algo_dir.name not in algos:
+                continue
+            files = sorted(_trial_files(algo_dir), key=lambda p: int(TRIAL_FILE.match(p.name).group(1)))
+            if files:
+                found[algo_dir.name] = [_checked(load_trial(p), p, benchmark, algo_dir.name) for p in files]
+        if found:
+            _check_consistent(bench_dir, found)
+            results.runs[benchmark] = {a: found[a] for a in algo_order(found)}
+    _check_requested(results, root, benchmarks, algos)
+    return results
+
+
+def _checked(record: dict, path: Path, benchmark: str, algo: str) -> dict:
+    if record["benchmark"] != benchmark or record["algo"] != algo:
+        raise UserError(f"result file {path}: holds {record['benchmark']}/{record['algo']}, but lies in "
+                        f"{benchmark}/{algo}; move it back where `nasbench run` wrote it")
+    return record
+
+
+def _check_consistent(bench_dir: Path, found: dict) -> None:
+    for algo, records in found.items():
+        first = records[0]
+        for rec in records[1:]:
+            for key, what in (("settings_hash", "settings"), ("budget_s", "budget")):
+                if rec[key] != first[key]:
+                    raise UserError(
+                        f"{bench_dir / algo}: trials mix {what} (trial-{first['trial']}: {first[key]}, "
+                        f"trial-{rec['trial']}: {rec[key]}); keep one run per folder")
+    records = [r for rs in found.values() for r in rs]
+    for key, what in (("data_checksum", "data checksums"), ("l_star", "L* values")):
+        values = {r.get(key) for r in records}
+        if len(values) > 1:
+            raise UserError(f"{bench_dir}: trials were run on different data ({what} {sorted(map(str, values))}); "
+                            "results from different data cannot be compared")
+
+
+def _check_requested(results: Results, root: Path, benchmarks, algos) -> None:
+    if not results.runs:
+        what = " for " + ", ".join(filter(None, [",".join(benchmarks or []), ",".join(algos or [])])) \
+            if benchmarks or algos else ""
+        raise UserError(f"no result files{what} under {root} (expected <benchmark>/<algo>/trial-<k>.json); "
+                        f"run `nasbench run --out {root}` first")
+    for name in benchmarks or []:
+        if name not in results.runs:
+            raise UserError(f"no results for benchmark '{name}' under {root}; found: {', '.join(results.runs)}")
+    for name in algos or []:
+        if not any(name in per_algo for per_algo in results.runs.values()):
+            present = sorted({a for per_algo in results.runs.values() for a in per_algo})
+            raise UserError(f"no results for algorithm '{name}' under {root}; found: {', '.join(present)}")
+
+
+def parse_name_list(text: str | None) -> list[str] | None:
+    """'a,b' -> ['a', 'b']; None or '' -> None."""
+    if not text:
+        return None
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    return list(dict.fromkeys(names)) or None

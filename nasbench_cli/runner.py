@@ -1,0 +1,137 @@
+"""Run many trials in worker processes, one atomic result file per trial, resumable.
+
+Trial k of an algorithm uses seed `seed + k`. Every trial runs in a joblib (loky) worker process
+started with PYTHONHASHSEED=0 and single-threaded numerical libraries, so a trial's result is the same
+whatever `--jobs` is and in whichever order trials finish.
+"""
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.atomic import write_json_atomic
+from benchmarks.errors import UserError
+
+WORKER_ENV = {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              "MKL_NUM_THREADS": "1"}
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """One trial to run and where its result goes."""
+    benchmark: str
+    algo: str
+    trial: int
+    seed: int
+    budget_s: float
+    overrides: tuple            # ((key, text), ...) setting overrides for this algorithm
+    settings_hash: str
+    path: Path
+
+
+def trial_path(out: Path, benchmark: str, algo: str, trial: int) -> Path:
+    return Path(out) / benchmark / algo / f"trial-{trial}.json"
+
+
+def read_existing(path: Path) -> dict | None:
+    """A finished trial's record, or None if there is none; UserError if the file is unreadable."""
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise UserError(f"result file {path} is unreadable ({exc}); delete it or rerun with --overwrite") from None
+
+
+def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
+                overrides: dict, overwrite: bool) -> tuple[list[TrialSpec], list[Path]]:
+    """Trials still to run, and the result files already done; refuses files made with other settings."""
+    from nasbench_cli.trial import settings_hash
+    from optimizers.registry import make_algorithm
+
+    todo, done, conflicts = [], [], []
+    for algo in algos:
+        algo_overrides = overrides.get(algo, {})
+        settings = make_algorithm(algo, algo_overrides).settings_dict()
+        expected = settings_hash(benchmark, algo, settings, budget_s)
+        for k in range(trials):
+            path = trial_path(out, benchmark, algo, k)
+            spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
+                             expected, path)
+            existing = None if overwrite else read_existing(path)
+            if existing is None:
+                todo.append(spec)
+            elif existing.get("settings_hash") == expected and existing.get("seed") == seed + k:
+                done.append(path)
+            else:
+                conflicts.append((path, existing))
+    if conflicts:
+        path, existing = conflicts[0]
+        differences = []
+        if existing.get("budget_s") != budget_s:
+            differences.append(f"budget {existing.get('budget_s', 0) / 3600:g} h there, {budget_s / 3600:g} h now")
+        if existing.get("seed") != seed + int(existing.get("trial", 0)):
+            differences.append(f"seed {existing.get('seed')} there")
+        if not differences:
+            differences.append("other algorithm settings")
+        raise UserError(f"{len(conflicts)} result file(s) were made with other settings, e.g. {path} "
+                        f"({'; '.join(differences)}); use another --out or pass --overwrite")
+    return todo, done
+
+
+def run_and_write(spec: TrialSpec, data_dir) -> dict:
+    """Worker: run one trial and write its result file atomically; returns a short summary."""
+    from nasbench_cli.trial import run_trial
+
+    record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
+                       dict(spec.overrides), data_dir)
+    if record["settings_hash"] != spec.settings_hash:
+        raise RuntimeError(f"settings hash changed in the worker for {spec.path}")
+    write_json_atomic(spec.path, record)
+    return {"algo": spec.algo, "trial": spec.trial, "final_regret": record["final_regret"],
+            "compute_s": record["compute_s"], "path": str(spec.path)}
+
+
+def remove_stale_temp_files(out: Path, benchmark: str) -> int:
+    """Delete temp files left by a killed run (never complete result files)."""
+    removed = 0
+    root = Path(out) / benchmark
+    if root.is_dir():
+        for tmp in root.glob("*/.trial-*.tmp"):
+            tmp.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[list[dict], list[str]]:
+    """Run `specs` on `jobs` worker processes; returns (summaries, errors). Ctrl-C stops the workers;
+    finished trials are already on disk, unfinished ones leave no result file."""
+    from concurrent.futures import as_completed
+
+    from joblib.externals.loky import get_reusable_executor
+
+    for key, value in WORKER_ENV.items():   # also for workers' own children
+        os.environ.setdefault(key, value)
+    executor = get_reusable_executor(max_workers=jobs, env=WORKER_ENV, timeout=30)
+    futures = {executor.submit(run_and_write, spec, data_dir): spec for spec in specs}
+    summaries, errors = [], []
+    try:
+        for future in as_completed(futures):
+            spec = futures[future]
+            try:
+                summary = future.result()
+            except UserError:
+                raise
+            except Exception as exc:  # a failed trial is reported, the others go on
+                errors.append(f"{spec.algo} trial {spec.trial}: {type(exc).__name__}: {exc}")
+                summary = None
+            if summary is not None:
+                summaries.append(summary)
+            if on_done is not None:
+                on_done(spec, summary)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        executor.shutdown(wait=False, kill_workers=True)
+        raise
+    return summaries, errors

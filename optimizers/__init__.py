@@ -1,0 +1,1 @@
+"""NAS algorithms, one module each, and their registry."""

@@ -1,0 +1,133 @@
+"""Regularized evolution (Real et al., 2019) in graph2vec feature space, as in the NAS-Bench-NLP release.
+
+The first `population` architectures are drawn at random (without replacement) and trained `epochs`
+epochs. Then, each step: a tournament of `sample` distinct members of the population is drawn, the
+member with the lowest validation log-perplexity at `epochs` is the parent; the child is the parent's
+feature vector plus Gaussian noise (std 0.5; if that snaps back to the parent, 1, 2, 4, then 8),
+clipped to the bounding box of all feature vectors and snapped to the nearest architecture by cosine
+distance; it is trained `epochs` epochs, joins the population, and the oldest member dies.
+
+Fitness: a member whose run diverged (or whose validation loss is not finite) can never be a parent,
+as in the release, which leaves such members out of the tournament. If every member of a tournament
+diverged, the tournament is redrawn up to 5 times (the release's limit); after that the first member
+drawn is the parent (the release abandons the trial there).
+
+A child may be an architecture trained before (not the parent): as in the release it then joins the
+population again with its known fitness, and nothing is trained or charged. `new_children_only=True`
+instead keeps escalating the noise until the child is an untrained architecture and, if the largest
+noise still lands on a trained one, snaps to the nearest untrained architecture.
+"""
+import math
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.errors import UserError
+from optimizers.base import Algorithm, SearchInputs
+from optimizers.snapping import nearest_by_cosine, unit_rows
+
+TOURNAMENT_RETRIES = 5        # redraws of an all-diverged tournament (the release's limit)
+MAX_STALE_STEPS = 100_000     # steps in a row that train nothing new: the reachable space is used up
+
+
+class RegularizedEvolution(Algorithm):
+    name = "re"
+    description = "regularized evolution in 10-d graph2vec space, population 20, tournament 10"
+
+    @dataclass(frozen=True)
+    class Settings:
+        features: str = "shipped-10d"   # the paper's 10-d graph2vec features
+        population: int = 20            # P, members alive at a time
+        sample: int = 10                # S, tournament size
+        noise_stds: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)   # mutation noise stds, tried in order
+        epochs: int = 50                # epochs each architecture is trained to
+        new_children_only: bool = False   # True: a child is always an untrained architecture
+
+    def run(self, inputs: SearchInputs) -> None:
+        settings = self.settings
+        features = inputs.features
+        env, rng = inputs.env, inputs.rng
+        n = env.search.n
+        _check(settings, features, n)
+        stds = noise_stds(settings.noise_stds)
+        epochs = int(settings.epochs)
+        low, high = features.min(axis=0), features.max(axis=0)
+        unit_rows(features)                      # normalise once, before the loop
+        trained = np.zeros(n, dtype=bool)
+        fitness: dict[int, float] = {}
+        population: deque = deque(maxlen=settings.population)
+        # Kept on the instance for inspection (tests): the living population, every row in the order
+        # it joined, and the parent of each child (members[population + k] is the child of parents[k]).
+        self.population, self.members, self.parents, self.fitness = population, [], [], fitness
+
+        def evaluate(row: int) -> None:
+            if not trained[row]:
+                obs = env.train(row, epochs)
+                trained[row] = True
+                loss = obs.last_val_loss if obs.status == "OK" and obs.epochs == epochs else math.inf
+                fitness[row] = loss if math.isfinite(loss) else math.inf
+            population.append(row)               # the oldest member (left end) dies when full
+            self.members.append(row)
+
+        for row in rng.choice(n, size=settings.population, replace=False).tolist():
+            evaluate(row)
+        stale = 0
+        while stale < MAX_STALE_STEPS:
+            parent = self._tournament(list(population), fitness, rng)
+            child = self._mutate(features, parent, low, high, stds, trained, rng)
+            if child is None:
+                return                            # every architecture trained
+            self.parents.append(parent)
+            stale = stale + 1 if trained[child] else 0
+            evaluate(child)
+
+    def _tournament(self, members: list, fitness: dict, rng: np.random.Generator) -> int:
+        size = min(self.settings.sample, len(members))
+        for _ in range(TOURNAMENT_RETRIES + 1):
+            picks = [members[k] for k in rng.permutation(len(members))[:size].tolist()]
+            scores = [fitness[row] for row in picks]
+            best = min(range(size), key=scores.__getitem__)
+            if math.isfinite(scores[best]):
+                return picks[best]
+        return picks[0]
+
+    def _mutate(self, features, parent, low, high, stds, trained, rng) -> int | None:
+        """The child's row: noise on the parent's vector, escalating std until it snaps elsewhere."""
+        vector = features[parent]
+        child = parent
+        for std in stds:
+            candidate = rng.standard_normal(vector.shape[0])
+            candidate *= std
+            candidate += vector
+            np.minimum(np.maximum(candidate, low, out=candidate), high, out=candidate)   # clip to the box
+            child = nearest_by_cosine(features, candidate)
+            if child != parent and not (self.settings.new_children_only and trained[child]):
+                return child
+        if self.settings.new_children_only:
+            if trained.all():
+                return None
+            return nearest_by_cosine(features, candidate, exclude=trained)
+        return child
+
+
+def noise_stds(value) -> tuple[float, ...]:
+    """The noise stds as floats; accepts a tuple or a comma list such as "0.5,1,2,4,8" (from --set)."""
+    items = value.replace("(", "").replace(")", "").split(",") if isinstance(value, str) else value
+    try:
+        stds = tuple(float(item) for item in items if not (isinstance(item, str) and not item.strip()))
+    except (TypeError, ValueError):
+        raise UserError(f"re noise_stds must be a comma list of positive numbers, got {value!r}") from None
+    if not stds or any(not s > 0 for s in stds):
+        raise UserError(f"re noise_stds must be a comma list of positive numbers, got {value!r}")
+    return stds
+
+
+def _check(settings, features, n: int) -> None:
+    if features is None or features.shape[0] != n:
+        raise UserError("re needs a feature matrix with one row per architecture (setting 'features')")
+    if not 1 <= settings.sample <= settings.population:
+        raise UserError(f"re needs 1 <= sample <= population, got sample={settings.sample}, "
+                        f"population={settings.population}")
+    if settings.population > n:
+        raise UserError(f"re population {settings.population} exceeds the {n} architectures")

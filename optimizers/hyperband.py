@@ -1,0 +1,108 @@
+"""Hyperband (Li et al., 2017) over epochs: brackets of successive halving on the validation loss.
+
+Max resource R = `max_epochs`, reduction factor `eta`; s_max = floor(log_eta R). Bracket s (from s_max
+down to 0) starts n = ceil(B/R * eta^s / (s+1)) new architectures, B = (s_max+1) R epochs by default,
+at r = R eta^-s epochs; rung i trains the survivors to r_i = floor(r eta^i) epochs and keeps the best
+floor(n_i / eta) of them, n_i = floor(n eta^-i), by validation log-perplexity. The rounding is the
+NAS-Bench-NLP release's (`int(np.floor(...))` on floats): for R = 50, eta = 3 it gives
+
+    s=3: 27 x 1 -> 9 x 5 -> 3 x 16 -> 1 x 49 epochs    s=2: 12 x 5 -> 4 x 16 -> 1 x 50
+    s=1:  6 x 16 -> 2 x 49                             s=0:  4 x 50
+
+(50/27*27 is 49.999... in floating point, hence 49). Promoted models continue from their checkpoint,
+so the environment charges only the extra epochs. A model whose run diverged or stopped early, or
+whose validation loss is not finite, is dropped. Brackets repeat (s_max..0, again and again) until
+the simulated budget is spent; new architectures are drawn without replacement over the whole trial.
+
+`promote="worst"` is a TEST HOOK, not an algorithm: it promotes the worst floor(n_i / eta) instead
+of the best, a planted regression that the CI gate's tests must detect. Never use it for results.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.errors import UserError
+from optimizers.base import Algorithm, SearchInputs
+
+PROMOTE_MODES = ("best", "worst")
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One rung of a bracket: `n_configs` (the release's n_i) trained to `epochs`, `keep` promoted."""
+    n_configs: int
+    epochs: int
+    keep: int
+
+
+def bracket_schedule(max_epochs: int = 50, eta: int = 3,
+                     bracket_budget_epochs: float | None = None) -> list[list[Rung]]:
+    """The rungs of each bracket s = s_max..0, computed exactly as the released NAS-Bench-NLP code."""
+    if max_epochs < 1 or eta < 2:
+        raise UserError(f"hyperband needs max_epochs >= 1 and eta >= 2, got max_epochs={max_epochs}, eta={eta}")
+    R = max_epochs
+    s_max = int(np.floor(np.log(R) / np.log(eta)))
+    B = (s_max + 1) * R if bracket_budget_epochs is None else float(bracket_budget_epochs)
+    if B <= 0:
+        raise UserError(f"hyperband bracket_budget_epochs must be positive, got {B}")
+    brackets = []
+    for s in range(s_max, -1, -1):
+        n = int(np.ceil(float(B) / R * float(eta) ** s / (s + 1)))
+        r = R * float(eta) ** (-s)
+        rungs = []
+        for i in range(s + 1):
+            n_i = int(np.floor(n * float(eta) ** (-i)))
+            r_i = max(1, min(R, int(np.floor(r * eta ** i))))
+            rungs.append(Rung(n_i, r_i, int(np.floor(n_i / float(eta)))))
+        brackets.append(rungs)
+    return brackets
+
+
+class Hyperband(Algorithm):
+    name = "hb"
+    description = "Hyperband, R = 50 epochs, eta = 3, promoted models continue from checkpoints"
+
+    @dataclass(frozen=True)
+    class Settings:
+        max_epochs: int = 50          # R, the most epochs one architecture is trained
+        eta: int = 3                  # reduction factor between rungs
+        bracket_budget_epochs: float | None = None   # B in epochs; None -> (s_max + 1) * R (Li et al.)
+        promote: str = "best"         # "best"; "worst" is a planted-regression TEST HOOK (see module doc)
+
+    def run(self, inputs: SearchInputs) -> None:
+        settings = self.settings
+        if settings.promote not in PROMOTE_MODES:
+            raise UserError(f"hb setting promote must be one of {', '.join(PROMOTE_MODES)}, got '{settings.promote}'")
+        worst = settings.promote == "worst"
+        brackets = bracket_schedule(settings.max_epochs, settings.eta, settings.bracket_budget_epochs)
+        env = inputs.env
+        train = env.train
+        order = inputs.rng.permutation(env.search.n).tolist()
+        drawn = 0
+        while drawn < len(order):
+            for rungs in brackets:
+                n = rungs[0].n_configs
+                configs = order[drawn:drawn + n]
+                drawn += len(configs)
+                if not configs:
+                    return
+                for rung in rungs:
+                    losses = []
+                    for row in configs:
+                        obs = train(row, rung.epochs)
+                        loss = obs.last_val_loss if obs.status == "OK" and obs.epochs == rung.epochs else math.inf
+                        losses.append(loss if math.isfinite(loss) else math.inf)
+                    configs = _promote(configs, losses, rung.keep, worst)
+                    if not configs:
+                        break
+
+
+def _promote(configs: list, losses: list, keep: int, worst: bool) -> list:
+    """The `keep` best (or worst) of `configs` by loss, best first; non-finite losses never promoted."""
+    if keep <= 0:
+        return []
+    loss = np.asarray(losses, dtype=np.float64)
+    key = np.where(np.isfinite(loss), -loss, np.inf) if worst else loss
+    ranked = np.argsort(key, kind="stable")[:keep]
+    return [configs[k] for k in ranked if math.isfinite(loss[k])]

@@ -1,0 +1,45 @@
+"""Random search: architectures drawn uniformly without replacement, each trained a fixed number of epochs.
+
+As in the NAS-Bench-NLP paper (`rs50e`, `rs10e`): the draw is over the whole benchmark, since a
+searcher cannot know in advance which architectures will diverge. One permutation of the rows is
+drawn up front (the same as drawing without replacement one at a time) and walked until the
+simulated budget runs out or every architecture has been trained.
+"""
+from dataclasses import dataclass
+
+from optimizers.base import Algorithm, SearchInputs
+
+
+class RandomSearch(Algorithm):
+    """Random search with `settings.epochs` epochs per architecture."""
+    name = "rs"
+    description = "random search, each architecture trained a fixed number of epochs"
+
+    @dataclass(frozen=True)
+    class Settings:
+        epochs: int = 50          # epochs each drawn architecture is trained to
+
+    def run(self, inputs: SearchInputs) -> None:
+        env = inputs.env
+        epochs = int(self.settings.epochs)
+        train = env.train
+        for row in inputs.rng.permutation(env.search.n).tolist():
+            train(row, epochs)
+
+
+class RandomSearch50(RandomSearch):
+    name = "rs50e"
+    description = "random search, each architecture trained 50 epochs"
+
+    @dataclass(frozen=True)
+    class Settings:
+        epochs: int = 50          # epochs each drawn architecture is trained to
+
+
+class RandomSearch10(RandomSearch):
+    name = "rs10e"
+    description = "random search, each architecture trained 10 epochs"
+
+    @dataclass(frozen=True)
+    class Settings:
+        epochs: int = 10          # epochs each drawn architecture is trained to

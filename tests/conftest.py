@@ -1,0 +1,35 @@
+"""Shared fixtures: the real NAS-Bench-NLP data from ../shared, and an isolated cache folder.
+
+The whole test session uses one private cache folder (NASBENCH_CACHE), so tests never touch the
+user's cache and the packed cache is built once per session from the real logs.
+"""
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_SESSION_CACHE = tempfile.mkdtemp(prefix="nasbench-test-cache-")
+os.environ.setdefault("NASBENCH_CACHE", _SESSION_CACHE)
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    from benchmarks.paths import resolve_data_dir
+
+    return resolve_data_dir(None)
+
+
+@pytest.fixture(scope="session")
+def ptb(data_dir):
+    """The real PTB benchmark (14,322 architectures)."""
+    from benchmarks.registry import load_benchmark
+
+    return load_benchmark("ptb", data_dir)
+
+
+@pytest.fixture(scope="session")
+def wt2(data_dir):
+    from benchmarks.registry import load_benchmark
+
+    return load_benchmark("wt2", data_dir)

@@ -1,0 +1,69 @@
+"""The CLI skeleton: fast help, exit codes, data info and query on the real data."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from nasbench_cli.main import group
+
+
+def run_cli(*args):
+    """Run `nasbench ARGS` in a subprocess (the real entry point, with its error handling)."""
+    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+                          env={**os.environ})
+
+
+def test_help_imports_no_heavy_library():
+    code = ("import sys; from nasbench_cli.main import group; from click.testing import CliRunner; "
+            "r = CliRunner().invoke(group, ['--help']); assert r.exit_code == 0, r.output; "
+            "heavy = [m for m in ('numpy', 'xgboost', 'matplotlib', 'torch', 'smac', 'hyperopt', 'gensim', "
+            "'sklearn', 'scipy') if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_version():
+    result = CliRunner().invoke(group, ["--version"])
+    assert result.exit_code == 0 and "0.1.0" in result.output
+
+
+def test_data_info_json(ptb):
+    result = run_cli("data", "info", "--json")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["architectures"] == 14322 and info["status"]["OK"] == 11598
+    assert round(info["l_star"], 4) == 4.3626 and info["best_arch"] == 1000001
+    assert len(info["checksum_sha256"]) == 64 and info["cache_path"].endswith(".npz")
+
+
+def test_query_lstm_at_epoch_50(ptb):
+    result = run_cli("query", "--arch", "1000001", "--epochs", "50", "--json")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert round(record["test_perplexity"], 1) == 78.9
+    assert round(record["best_test_perplexity"], 1) == 78.5
+    assert record["num_params"] == 10896400 and record["status"] == "OK"
+    assert record["wall_time_s"] == pytest.approx(float(ptb.search.wall_time_s[ptb.search.index_of(1000001)].sum()))
+    text = run_cli("query", "--arch", "1000001", "--epochs", "50").stdout
+    assert "test 78.9 perplexity" in text
+
+
+@pytest.mark.parametrize("args,message", [
+    (["query", "--arch", "17"], "unknown architecture id 17"),
+    (["query", "--arch", "1000001", "--epochs", "0"], "--epochs must be in 1..50"),
+    (["data", "info", "--data-dir", "/no/such/folder"], "data folder not found: /no/such/folder"),
+    (["query"], "give exactly one of --arch ID or --recipe"),
+    (["run", "--algo", "nosuch", "--trials", "1"], "unknown algorithm nosuch"),
+])
+def test_user_mistakes_are_one_line_and_exit_2(args, message):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_unknown_command_exits_2():
+    assert run_cli("nosuchcommand").returncode == 2

@@ -1,0 +1,70 @@
+"""Random search on the real PTB data: distinct architectures, each trained exactly its epochs."""
+import numpy as np
+import pytest
+
+from benchmarks.environment import BudgetExhausted, Environment
+from optimizers.base import SearchInputs
+from optimizers.registry import make_algorithm
+
+BUDGET_S = 2.0e5    # about 25 architectures at 50 epochs, 125 at 10
+
+
+class NoTestTable:
+    """A SearchTable stand-in that fails on any attribute whose name mentions "test"."""
+
+    def __init__(self, table):
+        object.__setattr__(self, "_table", table)
+
+    def __getattr__(self, name):
+        if "test" in name.lower():
+            raise AssertionError(f"optimizer read '{name}'")
+        return getattr(self._table, name)
+
+
+def run(ptb, name, seed, budget_s=BUDGET_S, overrides=None):
+    """Run one trial; returns (env, observations of every train call)."""
+    env = Environment(NoTestTable(ptb.search), budget_s)
+    observations = []
+    train = env.train
+
+    def recording_train(arch, epochs):
+        obs = train(arch, epochs)
+        observations.append(obs)
+        return obs
+
+    env.train = recording_train
+    with pytest.raises(BudgetExhausted):
+        make_algorithm(name, overrides).run(SearchInputs(env, np.random.default_rng(seed), seed, None))
+    return env, observations
+
+
+@pytest.mark.parametrize("name, epochs", [("rs50e", 50), ("rs10e", 10)])
+def test_trains_distinct_architectures_to_exactly_its_epochs(ptb, name, epochs):
+    env, observations = run(ptb, name, seed=3)
+    rows = [o.arch for o in observations]
+    assert len(rows) > 10 and len(set(rows)) == len(rows)
+    assert all(o.requested_epochs == epochs and o.from_epoch == 0 for o in observations)
+    logged = ptb.search.n_epochs[rows]
+    assert [o.epochs for o in observations] == np.minimum(logged, epochs).tolist()
+    assert env.time_s <= BUDGET_S
+
+
+def test_draws_from_the_whole_benchmark_including_failures(ptb):
+    rows = [o.arch for seed in range(4) for o in run(ptb, "rs10e", seed)[1]]
+    assert len(set(rows)) > 400
+    assert (ptb.search.status[rows] != "OK").any()          # it cannot know which diverge
+    assert np.ptp(rows) > 0.9 * ptb.search.n
+
+
+def test_same_seed_same_trajectory_other_seed_differs(ptb):
+    first = run(ptb, "rs50e", seed=7)[0].history
+    again = run(ptb, "rs50e", seed=7)[0].history
+    other = run(ptb, "rs50e", seed=8)[0].history
+    assert first == again
+    assert first.arch != other.arch
+
+
+def test_returns_when_every_architecture_is_trained(ptb):
+    env = Environment(ptb.search)                            # no budget
+    make_algorithm("rs10e", {"epochs": "1"}).run(SearchInputs(env, np.random.default_rng(0), 0, None))
+    assert sorted(env.history.arch) == list(range(ptb.search.n))
