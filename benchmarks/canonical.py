@@ -46,7 +46,7 @@ class _Graph:
         order: list[str] = []
         state: dict[str, int] = {}
 
-        def visit(name, depth=0):
+        def visit(name):
             mark = state.get(name)
             if mark == 2:
                 return
@@ -64,7 +64,7 @@ class _Graph:
                         raise InvalidCellError(f"node '{name}' reads '{i}', which is neither a node nor an input",
                                                "undefined_input", name)
                 else:
-                    visit(i, depth + 1)
+                    visit(i)
             state[name] = 2
             order.append(name)
 
@@ -97,6 +97,24 @@ class _Graph:
         # reads hold class ids; every class is read through its chosen member. Re-sort
         # topologically: a chosen output may come after readers of its class's first member.
         remapped = {n: [chosen.get(i, i) for i in reads[n]] for n in keep}
+        if len(keep) == len(order):     # nothing merged: `order` is already topological
+            names = order
+        else:
+            names = self._toposort(keep, remapped)
+        position = {n: k for k, n in enumerate(names)}
+
+        def ref(i):
+            return position[i] if i in position else _leaf_code(i)
+
+        self.names = names
+        self.ops = [nodes[n].op for n in names]
+        self.outs = [out_index.get(n, -1) for n in names]
+        self.children = [[ref(i) for i in remapped[n]] for n in names]
+        self.comm = [op in COMMUTATIVE for op in self.ops]
+        self.n_hidden = n_hidden
+
+    @staticmethod
+    def _toposort(keep, remapped) -> list[str]:
         names: list[str] = []
         placed: set[str] = set()
 
@@ -110,17 +128,7 @@ class _Graph:
 
         for name in keep:
             place(name)
-        position = {n: k for k, n in enumerate(names)}
-
-        def ref(i):
-            return position[i] if i in position else _leaf_code(i)
-
-        self.names = names
-        self.ops = [nodes[n].op for n in names]
-        self.outs = [out_index.get(n, -1) for n in names]
-        self.children = [[ref(i) for i in remapped[n]] for n in names]
-        self.comm = [op in COMMUTATIVE for op in self.ops]
-        self.n_hidden = n_hidden
+        return names
 
 
 def _leaf_code(name: str) -> int:
@@ -281,8 +289,10 @@ def canonical_form(cell) -> dict:
 
 
 def tree_hash(cell) -> str:
-    """Plain Merkle hash of the tree unfolding from the outputs (ignores sharing; coarser than
-    `canonical_hash`: equal canonical hashes imply equal tree hashes, not the reverse)."""
+    """Plain Merkle hash of the tree unfolding from the outputs, for comparison only.
+
+    It ignores sharing (one linear node read twice == two linear nodes with equal inputs), so it
+    merges cells with different parameter counts, and it keeps hidden slots 1..k-1 fixed."""
     cell = validate(parse_cell(cell))
     memo: dict[str, str] = {}
 

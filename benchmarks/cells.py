@@ -16,6 +16,7 @@ generator (`hidden states + intermediate vertices` = at most 3 + 21 node slots).
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from collections.abc import Mapping
@@ -103,7 +104,7 @@ class Cell:
     def __repr__(self):
         return f"Cell({len(self.nodes)} nodes, {self.n_hidden} hidden)"
 
-    @property
+    @cached_property
     def n_hidden(self) -> int:
         """Number of hidden-state slots: 1 + the largest i among the h_new_i nodes (0 if none)."""
         indices = [int(m.group(1)) for name in self.nodes if (m := _H_NEW.fullmatch(name))]

@@ -16,12 +16,12 @@ from nasbench_cli import aggregate
 REGRET_FLOOR = 1e-3
 DPI = 150
 FORMATS = ("png", "pdf", "svg")
-FIGSIZE_IN = (6.4, 4.2)
+FIGSIZE_IN = (7.4, 4.2)
 
 # registry algorithms: Okabe-Ito colours (colour-blind safe), line style by family
 _STYLES = {
     "rs50e": ("#000000", "-"),
-    "rs10e": ("#7F7F7F", "--"),
+    "rs10e": ("#8C564B", "--"),
     "hb": ("#D55E00", "-"),
     "bo10d": ("#0072B2", "-"),
     "bo50d": ("#56B4E9", "--"),
@@ -29,7 +29,7 @@ _STYLES = {
     "tpe": ("#E69F00", (0, (5, 1.5, 1, 1.5))),
     "smac": ("#CC79A7", (0, (1, 1.2))),
 }
-_EXTRA_COLOURS = ("#8C564B", "#BCBD22", "#17BECF", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")
+_EXTRA_COLOURS = ("#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")
 _EXTRA_DASHES = ("-", "--", "-.", (0, (1, 1.2)), (0, (5, 1.5, 1, 1.5)))
 
 BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2"}
@@ -71,10 +71,51 @@ def _floor(values) -> np.ndarray:
     return np.maximum(np.asarray(values, dtype=float), REGRET_FLOOR)
 
 
-def _legend(ax, **kwargs):
+PARTIAL_ALPHA = 0.35
+PARTIAL_NOTE = "lighter: before every\ntrial has an incumbent"
+
+
+def _legend(ax, partial: bool = False, **kwargs):
+    """Legend without frame; `partial` adds a grey entry explaining the lighter line segments."""
+    from matplotlib.lines import Line2D
+
     handles, labels = ax.get_legend_handles_labels()
+    if partial:
+        handles.append(Line2D([], [], color="0.3", alpha=PARTIAL_ALPHA))
+        labels.append(PARTIAL_NOTE)
     if handles:
-        ax.legend(handles, labels, frameon=False, **kwargs)
+        ax.legend(handles, labels, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                  borderaxespad=0.0, **kwargs)
+
+
+def _plot_with_partial(ax, x, y, n_present, n_total, label, style, band=None) -> bool:
+    """Draw y(x) lighter where fewer than all `n_total` trials are present, solid from where all
+    are (the label goes on the solid part); `band` = (low, high) is shaded on the solid part only
+    (with few trials present it is too wide to read). Returns whether a lighter part was drawn."""
+    full = n_present >= n_total
+    first_full = int(np.argmax(full)) if full.any() else len(x)
+    partial = first_full > 0 and np.isfinite(y[:first_full]).any()
+    cut = min(first_full + 1, len(x))        # overlap one point so that the line is continuous
+    if partial:
+        ax.plot(x[:cut], y[:cut], alpha=PARTIAL_ALPHA, label=None if first_full < len(x) else label, **style)
+    if first_full < len(x):
+        ax.plot(x[first_full:], y[first_full:], label=label, **style)
+    if band is not None:
+        low, high = band
+        ok = np.isfinite(low)
+        if ok.any():
+            ax.fill_between(x, low, high, where=ok & full, color=style["color"], alpha=0.15, linewidth=0)
+    return partial
+
+
+def _regret_ylim(means, lows) -> tuple[float, float]:
+    """Bottom: a little under the lowest mean (bands may leave the axes); top: over the highest."""
+    means = np.concatenate([m[np.isfinite(m)] for m in means] or [np.empty(0)])
+    if not len(means):
+        return REGRET_FLOOR, 1.0
+    bottom = max(REGRET_FLOOR, float(means.min()) / 2.0)
+    top = float(means.max()) * 2.0
+    return bottom / 1.05, max(top, bottom * 10)
 
 
 def regret_figure(benchmark: str, per_algo: dict, grid_s):
@@ -83,20 +124,22 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
 
     grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
     fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    partial, means, lows = False, [], []
     for algo, records in per_algo.items():
         band = aggregate.mean_band(aggregate.regret_matrix(records, grid_s))
-        style = algo_style(algo)
-        ax.plot(grid_h, _floor(band["mean"]), label=_label(algo, records), **style)
-        if np.isfinite(band["low"]).any():
-            ax.fill_between(grid_h, _floor(band["low"]), _floor(band["high"]), color=style["color"],
-                            alpha=0.15, linewidth=0, where=np.isfinite(band["low"]))
+        mean = _floor(band["mean"])
+        means.append(np.where(np.isfinite(band["mean"]), mean, np.nan))
+        lows.append(band["low"])
+        partial |= _plot_with_partial(ax, grid_h, mean, band["n"], len(records), _label(algo, records),
+                                      algo_style(algo), band=(_floor(band["low"]), _floor(band["high"])))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(grid_h[0], grid_h[-1])
-    ax.set_xlabel("simulated training time (hours)")
+    ax.set_ylim(*_regret_ylim(means, lows))
+    ax.set_xlabel("simulated training time (hours, log scale)")
     ax.set_ylabel(f"regret: test log-perplexity − L*\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     ax.set_title(f"{_title(benchmark)}: regret vs simulated time\nmean over trials, shaded 95% t-interval")
-    _legend(ax, loc="lower left" if len(per_algo) > 4 else "best", ncol=2 if len(per_algo) > 4 else 1)
+    _legend(ax, partial)
     return fig
 
 
@@ -121,8 +164,8 @@ def cdf_figure(benchmark: str, per_algo: dict):
     ax.set_ylabel("fraction of trials with final regret ≤ x")
     budgets = sorted({r["budget_s"] / aggregate.SECONDS_PER_HOUR for rs in per_algo.values() for r in rs})
     budget = ", ".join(f"{b:g}" for b in budgets)
-    ax.set_title(f"{_title(benchmark)}: CDF of final regret after {budget} simulated hours")
-    _legend(ax, loc="lower right")
+    ax.set_title(f"{_title(benchmark)}: CDF of final regret\nafter {budget} simulated hours per trial")
+    _legend(ax)
     return fig
 
 
@@ -133,10 +176,11 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
     fig, ax = plt.subplots(figsize=FIGSIZE_IN)
     ranks = aggregate.mean_rank(per_algo, grid_s)
-    drawn = 0
+    drawn, partial = 0, False
     for algo, rank in ranks.items():
-        if np.isfinite(rank).any():
-            ax.plot(grid_h, rank, label=_label(algo, per_algo[algo]), **algo_style(algo))
+        if np.isfinite(rank["mean"]).any():
+            partial |= _plot_with_partial(ax, grid_h, rank["mean"], rank["n"], len(per_algo[algo]),
+                                          _label(algo, per_algo[algo]), algo_style(algo))
             drawn += 1
     ax.set_xscale("log")
     ax.set_xlim(grid_h[0], grid_h[-1])
@@ -144,13 +188,13 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_ylim(0.8, max(n_algos, 2) + 0.2)
     ax.set_yticks(range(1, max(n_algos, 2) + 1))
     ax.invert_yaxis()
-    ax.set_xlabel("simulated training time (hours)")
-    ax.set_ylabel("mean rank (1 = lowest regret)")
+    ax.set_xlabel("simulated training time (hours, log scale)")
+    ax.set_ylabel("mean rank among algorithms (1 = lowest regret)")
     ax.set_title(f"{_title(benchmark)}: mean rank over time\nranked per trial index, averaged over trials")
     if not drawn:
         ax.text(0.5, 0.5, "ranking needs at least two algorithms\nwith the same trial index",
                 transform=ax.transAxes, ha="center", va="center", color="0.4")
-    _legend(ax, loc="best", ncol=2 if n_algos > 4 else 1)
+    _legend(ax, partial)
     return fig
 
 

@@ -1,0 +1,101 @@
+"""`nasbench run`: result files, resume, refusal of other settings, jobs-invariance, interruption."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+BUDGET_H = "150"
+
+
+def nasbench(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+                          **kwargs)
+
+
+def trajectories(out, algo, trials):
+    return [json.loads((out / "ptb" / algo / f"trial-{k}.json").read_text())["trajectory"] for k in range(trials)]
+
+
+@pytest.fixture(scope="module")
+def jobs1(tmp_path_factory, ptb):
+    out = tmp_path_factory.mktemp("jobs1")
+    result = nasbench("run", "--algo", "rs10e,hb", "--trials", "3", "--budget-hours", BUDGET_H, "--jobs", "1",
+                      "--out", str(out), "--json")
+    assert result.returncode == 0, result.stderr
+    return out, json.loads(result.stdout)
+
+
+def test_result_files_are_complete_and_self_describing(jobs1, ptb):
+    out, summary = jobs1
+    assert summary["ran"] == 6 and summary["skipped"] == 0
+    record = json.loads((out / "ptb" / "hb" / "trial-2.json").read_text())
+    for key in ("benchmark", "algo", "trial", "seed", "budget_s", "settings", "versions", "trajectory",
+                "final_regret", "compute_s"):
+        assert key in record
+    assert record["seed"] == 2 and record["budget_s"] == float(BUDGET_H) * 3600
+    assert record["settings"]["eta"] == 3
+    traj = record["trajectory"]
+    n = len(traj["time_s"])
+    assert n > 10 and all(len(v) == n for v in traj.values())
+    assert traj["time_s"][-1] <= record["budget_s"]
+    assert record["final_regret"] == traj["regret"][-1]
+    row = ptb.search.index_of(traj["incumbent"][-1])
+    assert record["final_regret"] == pytest.approx(ptb.test_loss[row, traj["incumbent_epoch"][-1] - 1] - ptb.l_star)
+
+
+def test_jobs_1_and_jobs_2_give_identical_trajectories(jobs1, tmp_path):
+    out1, _ = jobs1
+    result = nasbench("run", "--algo", "rs10e,hb", "--trials", "3", "--budget-hours", BUDGET_H, "--jobs", "2",
+                      "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    for algo in ("rs10e", "hb"):
+        for k in range(3):
+            a = json.loads((out1 / "ptb" / algo / f"trial-{k}.json").read_text())["trajectory"]
+            b = json.loads((tmp_path / "ptb" / algo / f"trial-{k}.json").read_text())["trajectory"]
+            assert json.dumps(a) == json.dumps(b)
+
+
+def test_rerun_does_nothing_and_other_settings_are_refused(jobs1):
+    out, _ = jobs1
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("trial-*.json")}
+    again = nasbench("run", "--algo", "rs10e,hb", "--trials", "3", "--budget-hours", BUDGET_H, "--out", str(out),
+                     "--json")
+    assert again.returncode == 0 and json.loads(again.stdout)["ran"] == 0
+    assert before == {p: p.stat().st_mtime_ns for p in out.rglob("trial-*.json")}
+    refused = nasbench("run", "--algo", "hb", "--trials", "3", "--budget-hours", BUDGET_H, "--out", str(out),
+                       "--set", "eta=4")
+    assert refused.returncode == 2 and "made with other settings" in refused.stderr
+    refused = nasbench("run", "--algo", "hb", "--trials", "3", "--budget-hours", "99", "--out", str(out))
+    assert refused.returncode == 2 and "budget 150 h there, 99 h now" in refused.stderr
+
+
+def test_bad_setting_is_a_one_line_error(tmp_path):
+    result = nasbench("run", "--algo", "hb", "--trials", "1", "--out", str(tmp_path), "--set", "nosuch=1")
+    assert result.returncode == 2 and "no selected algorithm has a setting 'nosuch'" in result.stderr
+    result = nasbench("run", "--algo", "hb", "--trials", "1", "--out", str(tmp_path), "--set", "eta=three")
+    assert result.returncode == 2 and "expects int" in result.stderr
+
+
+def test_killed_run_resumes_to_the_same_results(jobs1, tmp_path):
+    out1, _ = jobs1
+    args = ["run", "--algo", "rs10e,hb", "--trials", "3", "--budget-hours", BUDGET_H, "--jobs", "1",
+            "--out", str(tmp_path)]
+    proc = subprocess.Popen([sys.executable, "-m", "nasbench_cli.main", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and len(list(tmp_path.rglob("trial-*.json"))) < 2:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for path in tmp_path.rglob("trial-*.json"):   # only complete files survive a kill
+        json.loads(path.read_text())
+    resumed = nasbench(*args, "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["skipped"] >= 2
+    assert not list(tmp_path.rglob("*.tmp"))
+    for algo in ("rs10e", "hb"):
+        assert json.dumps(trajectories(tmp_path, algo, 3)) == json.dumps(trajectories(out1, algo, 3))
