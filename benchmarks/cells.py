@@ -291,7 +291,8 @@ def violations(cell, strict: bool = False) -> list[Violation]:
     found: list[Violation] = []
     add = lambda rule, node, msg: found.append(Violation(rule, node, msg))  # noqa: E731
     n_hidden = cell.n_hidden
-    allowed_prev = f"h_prev_0..h_prev_{n_hidden - 1}" if n_hidden else "no h_prev_i (the cell has no h_new_i)"
+    allowed_prev = {0: "no h_prev_i (the cell has no h_new_i)", 1: "h_prev_0"}.get(
+        n_hidden, f"h_prev_0..h_prev_{n_hidden - 1}")
 
     for name, node in cell.nodes.items():
         if node.op not in OPS:

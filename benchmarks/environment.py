@@ -65,12 +65,21 @@ class Environment:
         self.search = search
         self.budget_s = float(budget_s)
         self.time_s = 0.0
-        self.epochs_trained = np.zeros(search.n, dtype=np.int64)
+        self._trained = [0] * search.n          # epochs trained per row (plain ints: fast scalar access)
+        self._n, self._max_epochs = search.n, search.max_epochs
+        self._logged = search.n_epochs.tolist()
+        self._ids = search.ids.tolist()
+        self._ok = (search.status == "OK").tolist()
         self.history = History([], [], [], [], [])
         self._incumbent = (math.inf, -1, 0)   # (val_loss, row, epoch), ties broken by (row, epoch)
         self._index = _prefix_index(search)
 
     # -- what a searcher may ask -------------------------------------------------------------------
+    @property
+    def epochs_trained(self) -> np.ndarray:
+        """Epochs trained so far per row [n] (a copy)."""
+        return np.array(self._trained, dtype=np.int64)
+
     @property
     def remaining_s(self) -> float:
         return self.budget_s - self.time_s
@@ -88,8 +97,8 @@ class Environment:
         """Simulated seconds that `train(arch, epochs)` would charge now."""
         arch = self.search.check_index(arch)
         epochs = self._check_epochs(epochs)
-        reached = min(epochs, int(self.search.n_epochs[arch]))
-        start = int(self.epochs_trained[arch])
+        reached = min(epochs, self._logged[arch])
+        start = self._trained[arch]
         if reached <= start:
             return 0.0
         cum = self._index.cum_time_s
@@ -98,25 +107,28 @@ class Environment:
     def train(self, arch: int, epochs: int) -> Observation:
         """Train row `arch` up to `epochs` epochs (from its checkpoint); raises BudgetExhausted if the
         call would end after the budget (then nothing is charged or recorded)."""
-        arch = self.search.check_index(arch)
-        epochs = self._check_epochs(epochs)
-        start = int(self.epochs_trained[arch])
-        logged = int(self.search.n_epochs[arch])
+        if type(arch) is not int or not 0 <= arch < self._n:
+            arch = self.search.check_index(arch)
+        if type(epochs) is not int or not 1 <= epochs <= self._max_epochs:
+            epochs = self._check_epochs(epochs)
+        trained = self._trained
+        start = trained[arch]
+        logged = self._logged[arch]
         reached = max(start, min(epochs, logged))
         cum = self._index.cum_time_s
-        cost = float(cum[arch, reached] - cum[arch, start])
+        cost = cum.item(arch, reached) - cum.item(arch, start)
         if self.time_s + cost > self.budget_s:
             raise BudgetExhausted(f"training {self.search.ids[arch]} to {epochs} epochs needs {cost:.0f} s, "
                                   f"{self.remaining_s:.0f} s left")
         self.time_s += cost
-        self.epochs_trained[arch] = reached
+        trained[arch] = reached
         if reached > start:
-            best_val = self._index.prefix_best_val[arch, reached]
+            best_val = self._index.prefix_best_val.item(arch, reached)
             if best_val <= self._incumbent[0]:
-                candidate = (best_val, arch, int(self._index.prefix_best_epoch[arch, reached]))
+                candidate = (best_val, arch, self._index.prefix_best_epoch.item(arch, reached))
                 if candidate < self._incumbent:
                     self._incumbent = candidate
-        failed = epochs > logged or (reached == logged and self.search.status[arch] != "OK")
+        failed = epochs > logged or (reached == logged and not self._ok[arch])
         status = str(self.search.status[arch]) if failed else "OK"
         if failed and status == "OK":   # an OK log with fewer epochs than asked: it stopped early
             status = "stopped early"
@@ -126,7 +138,7 @@ class Environment:
         history.epochs.append(reached)
         history.incumbent.append(self._incumbent[1])
         history.incumbent_epoch.append(self._incumbent[2])
-        return Observation(arch, int(self.search.ids[arch]), start, reached, epochs,
+        return Observation(arch, self._ids[arch], start, reached, epochs,
                            self.search.val_loss[arch, start:reached], self.search.train_loss[arch, start:reached],
                            status, cost, self.time_s)
 

@@ -110,8 +110,8 @@ def _clean(obj):
     return obj
 
 
-COLUMNS = ("algorithm", "trials", "mean final regret [95% CI]", "median", "best arch",
-           "h to ≤0.1 (share)", "h to ≤0.05 (share)", "CPU s/trial", "p vs best (Holm)")
+COLUMNS = ("algorithm", "trials", "mean", "95% CI", "median", "best arch", "h to ≤0.1 (share)",
+           "h to ≤0.05 (share)", "CPU s/trial", "p vs best (Holm)")
 
 
 def _num(value, digits: int = 4) -> str:
@@ -122,16 +122,13 @@ def table_rows(bench: dict) -> list[list[str]]:
     """Formatted cells, one row per algorithm, in COLUMNS order."""
     rows = []
     for algo, row in bench["algorithms"].items():
-        mean = _num(row["mean_final_regret"])
-        if row["ci95_low"] is not None:
-            mean += f" [{row['ci95_low']:.4f}, {row['ci95_high']:.4f}]"
-        if row["no_incumbent"]:
-            mean += f" ({row['no_incumbent']} without incumbent)"
+        trials = str(row["trials"]) + (f" ({row['no_incumbent']} none)" if row["no_incumbent"] else "")
+        interval = "–" if row["ci95_low"] is None else f"{row['ci95_low']:.4f}–{row['ci95_high']:.4f}"
         reach = [f"{_num(r['mean_hours'], 1)} ({r['share']:.0%})" for r in row["reach"].values()]
         p = "best" if algo == bench["best"] else \
             (f"{row['p_vs_best_holm']:.2g}" if row["p_vs_best_holm"] is not None else "–")
-        rows.append([algo, str(row["trials"]), mean, _num(row["median_final_regret"]),
-                     f"{row['best_arch_share']:.0%}", *reach, f"{row['compute_s_per_trial']:.2f}", p])
+        rows.append([algo, trials, _num(row["mean_final_regret"]), interval, _num(row["median_final_regret"]),
+                     f"{row['best_arch_share']:.0%}", *reach, f"{row['compute_s_per_trial']:.3g}", p])
     return rows
 
 
@@ -154,7 +151,8 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-NOTES = ("95% CI: Student-t interval of the mean. best arch: share of trials whose final incumbent is the "
+NOTES = ("mean, 95% CI, median: final regret; 95% CI: Student-t interval of the mean; none: trials that never had "
+         "an incumbent (left out of mean and median, worst in the tests). best arch: share of trials whose final incumbent is the "
          "architecture holding L*. h to ≤x: mean simulated hours until regret first was ≤ x, over the trials that "
          "got there (share in brackets). p vs best: two-sided Mann-Whitney U test against the algorithm with the "
          "lowest mean final regret, Holm-corrected.")
@@ -166,10 +164,12 @@ def print_rich(report: dict) -> None:
     from rich.table import Table
 
     console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 132))
     for name, bench in report["benchmarks"].items():
         table = Table(title=caption(name, bench), title_justify="left")
         for i, column in enumerate(COLUMNS):
-            table.add_column(column, justify="left" if i == 0 else "right")
+            table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i < 4)
         for cells in table_rows(bench):
             table.add_row(*cells, style="bold" if cells[0] == bench["best"] else None)
         console.print(table)

@@ -153,22 +153,25 @@ def load_results(root, benchmarks=None, algos=None) -> Results:
         bench_dirs = [root]
     else:
         bench_dirs = sorted(sub for sub in root.iterdir() if sub.is_dir() and _is_benchmark_folder(sub))
+    found_files = {d.name: {a.name: _trial_files(a) for a in sorted(d.iterdir()) if a.is_dir() and _trial_files(a)}
+                   for d in bench_dirs}
+    _check_requested(found_files, root, benchmarks, algos)
     results = Results(root=root)
     for bench_dir in bench_dirs:
         benchmark = bench_dir.name
         if benchmarks and benchmark not in benchmarks:
             continue
         found = {}
-        for algo_dir in sorted(p for p in bench_dir.iterdir() if p.is_dir()):
-            if algos and algo_dir.name not in algos:
+        for algo, files in found_files[benchmark].items():
+            if algos and algo not in algos:
                 continue
-            files = sorted(_trial_files(algo_dir), key=lambda p: int(TRIAL_FILE.match(p.name).group(1)))
-            if files:
-                found[algo_dir.name] = [_checked(load_trial(p), p, benchmark, algo_dir.name) for p in files]
+            files = sorted(files, key=lambda p: int(TRIAL_FILE.match(p.name).group(1)))
+            found[algo] = [_checked(load_trial(p), p, benchmark, algo) for p in files]
         if found:
             _check_consistent(bench_dir, found)
             results.runs[benchmark] = {a: found[a] for a in algo_order(found)}
-    _check_requested(results, root, benchmarks, algos)
+    if not results.runs:
+        raise UserError(f"no results for {', '.join(algos or [])} on {', '.join(benchmarks or [])} under {root}")
     return results
 
 
@@ -196,19 +199,18 @@ def _check_consistent(bench_dir: Path, found: dict) -> None:
                             "results from different data cannot be compared")
 
 
-def _check_requested(results: Results, root: Path, benchmarks, algos) -> None:
-    if not results.runs:
-        what = " for " + ", ".join(filter(None, [",".join(benchmarks or []), ",".join(algos or [])])) \
-            if benchmarks or algos else ""
-        raise UserError(f"no result files{what} under {root} (expected <benchmark>/<algo>/trial-<k>.json); "
+def _check_requested(found_files: dict, root: Path, benchmarks, algos) -> None:
+    """UserError if the folder has no results, or none for a requested benchmark or algorithm."""
+    if not found_files:
+        raise UserError(f"no result files under {root} (expected <benchmark>/<algo>/trial-<k>.json); "
                         f"run `nasbench run --out {root}` first")
     for name in benchmarks or []:
-        if name not in results.runs:
-            raise UserError(f"no results for benchmark '{name}' under {root}; found: {', '.join(results.runs)}")
+        if name not in found_files:
+            raise UserError(f"no results for benchmark '{name}' under {root}; found: {', '.join(found_files)}")
+    present = {a for b, per_algo in found_files.items() if not benchmarks or b in benchmarks for a in per_algo}
     for name in algos or []:
-        if not any(name in per_algo for per_algo in results.runs.values()):
-            present = sorted({a for per_algo in results.runs.values() for a in per_algo})
-            raise UserError(f"no results for algorithm '{name}' under {root}; found: {', '.join(present)}")
+        if name not in present:
+            raise UserError(f"no results for algorithm '{name}' under {root}; found: {', '.join(algo_order(present))}")
 
 
 def parse_name_list(text: str | None) -> list[str] | None:

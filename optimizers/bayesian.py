@@ -121,7 +121,10 @@ def fit_bags(x: np.ndarray, y: np.ndarray, settings, rng: np.random.Generator) -
         seed = int(rng.integers(2**31 - 1))
         keep = np.flatnonzero(counts)
         data = xgboost.DMatrix(x[keep], label=y[keep], weight=counts[keep].astype(np.float32), nthread=1)
-        boosters.append(xgboost.train(xgb_params(settings, seed), data, num_boost_round=settings.n_estimators))
+        booster = xgboost.Booster(xgb_params(settings, seed), [data])
+        for iteration in range(settings.n_estimators):   # what xgboost.train does, minus its callbacks
+            booster.update(data, iteration)
+        boosters.append(booster)
     return boosters
 
 

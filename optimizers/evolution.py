@@ -8,9 +8,10 @@ clipped to the bounding box of all feature vectors and snapped to the nearest ar
 distance; it is trained `epochs` epochs, joins the population, and the oldest member dies.
 
 Fitness: a member whose run diverged (or whose validation loss is not finite) can never be a parent,
-as in the release, which leaves such members out of the tournament. If every member of a tournament
-diverged, the tournament is redrawn up to 5 times (the release's limit); after that the first member
-drawn is the parent (the release abandons the trial there).
+as in the release, which leaves such members out of the tournament (its code then indexes the
+unfiltered sample with the argmin over the filtered scores, a slip not copied here). If every member
+of a tournament diverged, the tournament is redrawn up to 5 times (the release's limit); after that
+the first member drawn is the parent (the release abandons the trial there).
 
 A child may be an architecture trained before (not the parent): as in the release it then joins the
 population again with its known fitness, and nothing is trained or charged. `new_children_only=True`
@@ -43,6 +44,10 @@ class RegularizedEvolution(Algorithm):
         noise_stds: tuple[float, ...] = (0.5, 1.0, 2.0, 4.0, 8.0)   # mutation noise stds, tried in order
         epochs: int = 50                # epochs each architecture is trained to
         new_children_only: bool = False   # True: a child is always an untrained architecture
+
+        def __post_init__(self):
+            # `--set noise_stds=0.5,1,2` arrives as text: store the canonical tuple of floats.
+            object.__setattr__(self, "noise_stds", noise_stds(self.noise_stds))
 
     def run(self, inputs: SearchInputs) -> None:
         settings = self.settings

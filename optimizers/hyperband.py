@@ -11,8 +11,11 @@ NAS-Bench-NLP release's (`int(np.floor(...))` on floats): for R = 50, eta = 3 it
 
 (50/27*27 is 49.999... in floating point, hence 49). Promoted models continue from their checkpoint,
 so the environment charges only the extra epochs. A model whose run diverged or stopped early, or
-whose validation loss is not finite, is dropped. Brackets repeat (s_max..0, again and again) until
-the simulated budget is spent; new architectures are drawn without replacement over the whole trial.
+whose validation loss is not finite, is dropped (so a rung may promote fewer than floor(n_i / eta)).
+Brackets repeat (s_max..0, again and again) until the simulated budget is spent; new architectures
+are drawn without replacement over the whole trial (the release draws each bracket independently
+and runs the four brackets once).
+`bracket_budget_epochs` sets B; the release's notebook used B = 100 R / 3.5 to match its random search.
 
 `promote="worst"` is a TEST HOOK, not an algorithm: it promotes the worst floor(n_i / eta) instead
 of the best, a planted regression that the CI gate's tests must detect. Never use it for results.
@@ -70,10 +73,14 @@ class Hyperband(Algorithm):
         bracket_budget_epochs: float | None = None   # B in epochs; None -> (s_max + 1) * R (Li et al.)
         promote: str = "best"         # "best"; "worst" is a planted-regression TEST HOOK (see module doc)
 
+        def __post_init__(self):
+            if self.promote not in PROMOTE_MODES:
+                raise UserError(f"hb setting promote must be one of {', '.join(PROMOTE_MODES)}, "
+                                f"got '{self.promote}'")
+            bracket_schedule(self.max_epochs, self.eta, self.bracket_budget_epochs)   # validates the rest
+
     def run(self, inputs: SearchInputs) -> None:
         settings = self.settings
-        if settings.promote not in PROMOTE_MODES:
-            raise UserError(f"hb setting promote must be one of {', '.join(PROMOTE_MODES)}, got '{settings.promote}'")
         worst = settings.promote == "worst"
         brackets = bracket_schedule(settings.max_epochs, settings.eta, settings.bracket_budget_epochs)
         env = inputs.env
@@ -99,7 +106,8 @@ class Hyperband(Algorithm):
 
 
 def _promote(configs: list, losses: list, keep: int, worst: bool) -> list:
-    """The `keep` best (or worst) of `configs` by loss, best first; non-finite losses never promoted."""
+    """The `keep` best (or, as a test hook, worst) of `configs` by loss, in that rank order (ties keep
+    the training order); a non-finite loss is never promoted."""
     if keep <= 0:
         return []
     loss = np.asarray(losses, dtype=np.float64)

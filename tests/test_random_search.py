@@ -21,7 +21,7 @@ class NoTestTable:
         return getattr(self._table, name)
 
 
-def run(ptb, name, seed, budget_s=BUDGET_S, overrides=None):
+def run(ptb, name, seed, budget_s=BUDGET_S, overrides=None, features=None):
     """Run one trial; returns (env, observations of every train call)."""
     env = Environment(NoTestTable(ptb.search), budget_s)
     observations = []
@@ -34,7 +34,7 @@ def run(ptb, name, seed, budget_s=BUDGET_S, overrides=None):
 
     env.train = recording_train
     with pytest.raises(BudgetExhausted):
-        make_algorithm(name, overrides).run(SearchInputs(env, np.random.default_rng(seed), seed, None))
+        make_algorithm(name, overrides).run(SearchInputs(env, np.random.default_rng(seed), seed, features))
     return env, observations
 
 
@@ -68,3 +68,10 @@ def test_returns_when_every_architecture_is_trained(ptb):
     env = Environment(ptb.search)                            # no budget
     make_algorithm("rs10e", {"epochs": "1"}).run(SearchInputs(env, np.random.default_rng(0), 0, None))
     assert sorted(env.history.arch) == list(range(ptb.search.n))
+
+
+@pytest.mark.parametrize("name", ["rs50e", "rs10e", "hb", "re"])
+def test_never_reads_an_attribute_named_test(ptb, name):
+    features = ptb.search.shipped_features if name == "re" else None
+    env, observations = run(ptb, name, seed=0, features=features)     # NoTestTable raises on *test*
+    assert len(observations) > 10

@@ -19,7 +19,7 @@ SPLITS = ("train", "valid", "test")
 
 # The scoring minibatch (see benchmarks/proxies/__init__.py for why these sizes).
 BATCH_SIZE = 32
-SEQ_LEN = 35
+SEQ_LEN = 20
 SPLIT = "test"
 
 

@@ -118,25 +118,27 @@ class RecipeLanguageModel(nn.Module):
     """Embedding -> three stacked recipe cells -> (tied) decoder; dropouts are not applied."""
 
     def __init__(self, recipe, vocab_size: int, embed_size: int = EMBED_SIZE,
-                 hidden_size: int = HIDDEN_SIZE, n_layers: int = N_LAYERS, seed: int = 0):
+                 hidden_size: int = HIDDEN_SIZE, n_layers: int = N_LAYERS, seed: int = 0,
+                 build_layers: int | None = None):
+        """`build_layers` < n_layers builds only the first cells (same weights as the full model)."""
         super().__init__()
         graph = recipe if isinstance(recipe, CellGraph) else cell_graph(recipe)
         self.graph = graph
         self.embedding = nn.Parameter(torch.empty(vocab_size, embed_size))
-        self.layers = nn.ModuleList(RecipeRNN(graph, i, h)
-                                    for i, h in layer_sizes(embed_size, hidden_size, n_layers))
+        sizes = layer_sizes(embed_size, hidden_size, n_layers)[:build_layers]
+        self.layers = nn.ModuleList(RecipeRNN(graph, i, h) for i, h in sizes)
         self.decoder_bias = nn.Parameter(torch.empty(vocab_size))
         self.reset_parameters(seed)
 
     def reset_parameters(self, seed: int) -> None:
-        """Draw all weights from a generator seeded with `seed` (layer by layer, then the embedding)."""
+        """Draw all weights from a generator seeded with `seed`: the embedding, then layer by layer."""
         generator = torch.Generator().manual_seed(int(seed))
         with torch.no_grad():
+            self.embedding.uniform_(-0.1, 0.1, generator=generator)
             for layer in self.layers:
                 bound = 1.0 / math.sqrt(layer.hidden_size)
                 for param in layer.parameters():
                     param.uniform_(-bound, bound, generator=generator)
-            self.embedding.uniform_(-0.1, 0.1, generator=generator)
             self.decoder_bias.zero_()
 
     def cell_weights(self) -> list:

@@ -1,0 +1,74 @@
+"""`nasbench check`: a CI gate that fails when an algorithm's final regret got worse."""
+import click
+
+from nasbench_cli.options import echo_json, json_option
+
+
+@click.command()
+@click.argument("results_dir", type=click.Path(file_okay=False, path_type=str))
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Baseline JSON to compare the results with.")
+@click.option("--write-baseline", "write_path", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Write a baseline from the results to this file (atomically) instead of checking.")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              help="Significance level of the one-sided Mann-Whitney U test (current worse than baseline).")
+@click.option("--min-effect", type=click.FloatRange(min=0), default=0.01, show_default=True,
+              help="Smallest increase of the mean final regret (test log-perplexity) that counts as a regression.")
+@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
+@click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
+@json_option
+def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_text, algo_text, as_json):
+    """Fail (exit 1) when an algorithm's final regrets are worse than a baseline's.
+
+    An algorithm regresses when a one-sided Mann-Whitney U test finds its current final regrets
+    larger than the baseline's (p < ALPHA) AND its mean final regret grew by more than MIN-EFFECT.
+    An algorithm in the baseline with no results also fails; algorithms with results but no
+    baseline are listed and not checked. Results made with another benchmark, data, budget or
+    settings than the baseline are refused (exit 2), naming the difference.
+
+    \b
+    Make a baseline:   nasbench check results/ --write-baseline results/baselines/ptb.json
+    Gate a change:     nasbench check results/ --baseline results/baselines/ptb.json
+    Exit codes: 0 no regression, 1 regression or missing algorithm, 2 not comparable / bad input.
+    """
+    from benchmarks.errors import UserError
+    from nasbench_cli.baseline import compare, format_check, read_baseline, write_baseline
+    from nasbench_cli.report_table import _clean
+    from nasbench_cli.results_io import load_results, parse_name_list
+
+    if (baseline_path is None) == (write_path is None):
+        raise UserError("give exactly one of --baseline FILE (check) and --write-baseline FILE (write one)")
+    benchmarks, algos = parse_name_list(benchmark_text), parse_name_list(algo_text)
+    if write_path:
+        results = load_results(results_dir, benchmarks, algos)
+        baseline = write_baseline(write_path, results)
+        if as_json:
+            echo_json({"written": write_path, "baseline": baseline})
+            return
+        click.echo(f"wrote baseline {write_path}")
+        for name, bench in baseline["benchmarks"].items():
+            for algo, entry in bench["algorithms"].items():
+                click.echo(f"  {name}/{algo}: {len(entry['final_regret'])} trials, budget "
+                           f"{entry['budget_s'] / 3600:g} h, settings {entry['settings_hash']}")
+        return
+    baseline = read_baseline(baseline_path)
+    results = load_results(results_dir, benchmarks)
+    outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks)
+    if as_json:
+        echo_json(_clean(outcome))
+    else:
+        for item in outcome["checks"]:
+            click.echo(format_check(item, alpha, min_effect))
+        for name in outcome["unchecked"]:
+            click.echo(f"note     {name}: has results but no baseline; not checked")
+        for line in outcome["warnings"]:
+            click.echo(f"warning: {line}", err=True)
+        failed = [f"{c['benchmark']}/{c['algo']}" for c in outcome["checks"] if c["status"] != "ok"]
+        click.echo(f"check failed: {', '.join(failed)}" if failed else
+                   f"check passed: {len(outcome['checks'])} algorithm(s), no regression")
+    if not outcome["passed"]:
+        # SystemExit, not click's Exit: with standalone_mode=False click.main returns Exit's code
+        # instead of raising it, so `nasbench_cli.main.cli` would exit 0
+        import sys
+
+        sys.exit(1)

@@ -1,0 +1,205 @@
+"""`nasbench space`: the recurrent-cell search space: sample, show, validate, stats."""
+import sys
+
+import click
+
+from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+
+
+@click.group()
+def space():
+    """The NAS-Bench-NLP cell search space: random cells, readable cells, validity, statistics.
+
+    A cell ("recipe") is a JSON object {node: {"op": OP, "input": [names]}} reading x and h_prev_i
+    and defining h_new_0..h_new_{k-1} (h_new_0 is the output).
+    """
+
+
+def cell_lines(cell) -> list[str]:
+    """One line per node in topological order, like `h_new_0 = activation_tanh(f)`."""
+    return [f"{name} = {cell.nodes[name].op}({', '.join(cell.nodes[name].inputs)})"
+            for name in cell.topological_order()]
+
+
+@space.command()
+@click.option("-n", "count", type=click.IntRange(min=0), required=True, help="How many cells to draw.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same cells).")
+@click.option("--unique", is_flag=True, help="Skip cells whose canonical form was already drawn.")
+@json_option
+def sample(count, seed, unique, as_json):
+    """Draw N random valid cells with the NAS-Bench-NLP generator procedure.
+
+    Prints one recipe (compact JSON) per line, or with --json a JSON list of recipes.
+    """
+    from benchmarks.cell_generator import sample_cells
+
+    cells = sample_cells(count, seed=seed, unique=unique)
+    if as_json:
+        echo_json([c.to_recipe() for c in cells])
+    else:
+        for cell in cells:
+            click.echo(cell.to_json())
+
+
+@space.command()
+@click.argument("arch_id", type=int, required=False)
+@click.option("--recipe", "recipe_text", default=None, metavar="FILE_OR_JSON",
+              help="Show this cell (JSON text or a JSON file) instead of an architecture id; "
+                   "it is looked up in the benchmark by canonical form.")
+@click.option("--lookup/--no-lookup", default=True, show_default=True,
+              help="With --recipe: look the cell up in the benchmark (needs the data).")
+@benchmark_option
+@data_dir_option
+@json_option
+def show(arch_id, recipe_text, lookup, benchmark_name, data_dir, as_json):
+    """Show a cell readably: one line per node in topological order, its canonical hash and the
+    benchmark architectures with the same canonical form.
+
+    ARCH_ID is a recepie_id of the benchmark; or give --recipe FILE_OR_JSON.
+    """
+    from benchmarks.canonical import canonical_form, canonical_hash, lookup_all
+    from benchmarks.cells import parse_cell, validate, violations
+    from benchmarks.errors import UserError
+
+    if (arch_id is None) == (recipe_text is None):
+        raise UserError("give exactly one of ARCH_ID or --recipe FILE_OR_JSON")
+    benchmark = None
+    if arch_id is not None or lookup:
+        from benchmarks.registry import load_benchmark
+
+        benchmark = load_benchmark(benchmark_name, data_dir)
+    if arch_id is not None:
+        row = benchmark.search.index_of(arch_id)
+        cell = validate(parse_cell(benchmark.search.recipe(row)))
+    else:
+        cell = validate(parse_cell(recipe_text))
+    same = list(lookup_all(benchmark, cell)) if benchmark is not None else None
+    strict = [v.message for v in violations(cell, strict=True)]
+    record = {
+        "recepie_id": arch_id,
+        "benchmark": benchmark.name if benchmark is not None else None,
+        "recipe": cell.to_recipe(),
+        "lines": cell_lines(cell),
+        "n_nodes": len(cell),
+        "n_hidden": cell.n_hidden,
+        "canonical_hash": canonical_hash(cell),
+        "canonical_form": canonical_form(cell),
+        "same_canonical_form_ids": same,
+        "generator_rule_notes": strict,
+    }
+    if as_json:
+        echo_json(record)
+        return
+    title = f"architecture {arch_id} ({benchmark.name})" if arch_id is not None else "cell"
+    click.echo(f"{title}: {len(cell)} nodes, {cell.n_hidden} hidden state(s); "
+               f"inputs {', '.join(cell.input_names)}; output h_new_0")
+    for line in record["lines"]:
+        click.echo(f"  {line}")
+    click.echo(f"canonical hash  {record['canonical_hash']}")
+    if same is not None:
+        if not same:
+            click.echo(f"benchmark       no architecture of '{benchmark.name}' has this canonical form")
+        else:
+            shown = ", ".join(map(str, same[:10])) + (f", ... ({len(same)} in all)" if len(same) > 10 else "")
+            click.echo(f"same cell in {benchmark.name}: {shown}")
+    for note in strict:
+        click.echo(f"note            {note}")
+
+
+@space.command("validate")
+@click.argument("recipe_text", metavar="FILE_OR_JSON")
+@click.option("--strict", is_flag=True,
+              help="Also apply the generator-only rule: no h_new_i reads an h_prev_j directly.")
+@json_option
+def validate_cmd(recipe_text, strict, as_json):
+    """Check a cell against the search-space rules. Exit 0 if valid, 2 if not (reasons printed)."""
+    from benchmarks.cells import InvalidCellError, parse_cell, violations
+
+    try:
+        cell = parse_cell(recipe_text)
+        found = violations(cell, strict=strict)
+    except InvalidCellError as exc:   # malformed: not even shaped like a recipe
+        found, cell = [(exc.rule, exc.node, str(exc))], None
+    if as_json:
+        echo_json({"valid": not found,
+                   "violations": [{"rule": r, "node": n, "message": m} for r, n, m in found]})
+    elif not found:
+        click.echo(f"valid: {len(cell)} nodes, {cell.n_hidden} hidden state(s)")
+    else:
+        for rule, _, message in found:
+            click.echo(f"invalid ({rule}): {message}", err=True)
+    if found:
+        sys.exit(2)     # SystemExit, not click's Exit: that one is returned, not raised, by main()
+
+
+@space.command()
+@benchmark_option
+@data_dir_option
+@json_option
+def stats(benchmark_name, data_dir, as_json):
+    """Validate every recipe of a benchmark (architectures breaking each rule) and count the
+    architectures that share a canonical form with another one."""
+    from benchmarks.registry import load_benchmark
+
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    report = space_stats(benchmark)
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(f"{report['benchmark']}: {report['architectures']} architectures, {report['valid']} valid, "
+               f"{report['valid_strict']} also pass the generator-only rule")
+    for rule, count in report["violations"].items():
+        ids = report["violating_ids"].get(rule, [])
+        example = f"  e.g. {', '.join(map(str, ids[:5]))}" if ids else ""
+        click.echo(f"  {rule:<16} {count:>6}{example}")
+    n = report["nodes"]
+    click.echo(f"nodes per cell: max {n['max']} (with inputs x, h_prev_i: {n['max_with_inputs']}), "
+               f"mean {n['mean']:.2f}; hidden states: "
+               + ", ".join(f"{k}: {v}" for k, v in report["hidden_states"].items()))
+    c = report["canonical"]
+    click.echo(f"canonical forms: {c['distinct_canonical_forms']} distinct; {c['architectures_in_duplicate_groups']} "
+               f"architectures share one with another ({c['duplicate_groups']} groups, "
+               f"{c['redundant_architectures']} redundant)")
+    for group in c["largest_groups"][:3]:
+        click.echo(f"  {len(group)} x the same cell: {', '.join(map(str, group[:8]))}{', ...' if len(group) > 8 else ''}")
+
+
+def space_stats(benchmark) -> dict:
+    """Rule violation counts (architectures per rule), node/hidden counts and duplicate summary."""
+    from benchmarks.canonical import duplicate_summary
+    from benchmarks.cells import RULES, InvalidCellError, parse_cell, violations
+
+    search = benchmark.search
+    counts = {rule: 0 for rule in RULES}
+    counts["format"] = 0
+    ids_by_rule: dict[str, list] = {}
+    valid = valid_strict = 0
+    sizes, with_inputs, hidden = [], [], {}
+    for rid, text in zip(search.ids, search.recipes):
+        try:
+            cell = parse_cell(text)
+            found = violations(cell, strict=True)
+        except InvalidCellError:
+            cell, found = None, [("format", None, "")]
+        rules = {v[0] for v in found}
+        for rule in rules:
+            counts[rule] += 1
+            ids_by_rule.setdefault(rule, []).append(int(rid))
+        valid += not (rules - {"direct_hidden"})
+        valid_strict += not rules
+        if cell is not None:
+            sizes.append(len(cell))
+            with_inputs.append(len(cell) + len(cell.input_names))
+            hidden[cell.n_hidden] = hidden.get(cell.n_hidden, 0) + 1
+    return {
+        "benchmark": benchmark.name,
+        "architectures": search.n,
+        "valid": valid,
+        "valid_strict": valid_strict,
+        "violations": counts,
+        "violating_ids": {rule: ids[:20] for rule, ids in ids_by_rule.items()},
+        "nodes": {"max": max(sizes, default=0), "max_with_inputs": max(with_inputs, default=0),
+                  "mean": sum(sizes) / len(sizes) if sizes else 0.0},
+        "hidden_states": {str(k): hidden[k] for k in sorted(hidden)},
+        "canonical": duplicate_summary(benchmark),
+    }
