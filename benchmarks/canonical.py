@@ -24,9 +24,10 @@ labelling; cells have at most 24 nodes, so the search stays tiny).
 import hashlib
 import itertools
 import json
+import weakref
 from collections import Counter
 
-from benchmarks.cells import (COMMUTATIVE, OPS, PARAMETER_FREE, Cell, InvalidCellError, _H_NEW, _H_PREV,
+from benchmarks.cells import (COMMUTATIVE, OPS, PARAMETER_FREE, Cell, InvalidCellError,
                               parse_cell, validate)
 
 HASH_VERSION = "nasbench-cell-v1"
@@ -35,107 +36,120 @@ HASH_VERSION = "nasbench-cell-v1"
 # ---------------------------------------------------------------------------------------------
 # structure
 
+_LEAF_CODES = {"x": -1, **{f"h_prev_{i}": -2 - i for i in range(64)}}
+_LEAVES_BY_HIDDEN: dict[int, dict] = {}
+
+
+def _leaves(n_hidden: int) -> dict:
+    """{leaf name: code} for x and h_prev_0..h_prev_{n_hidden-1}."""
+    if n_hidden not in _LEAVES_BY_HIDDEN:
+        _LEAVES_BY_HIDDEN[n_hidden] = {"x": -1, **{f"h_prev_{i}": -2 - i for i in range(n_hidden)}}
+    return _LEAVES_BY_HIDDEN[n_hidden]
+
+
 class _Graph:
-    """The part of a cell that reaches an output, after merging duplicated parameter-free nodes."""
-    __slots__ = ("names", "ops", "outs", "children", "comm", "n_hidden")
+    """The part of a cell that reaches an output, after merging duplicated parameter-free nodes.
+
+    Nodes are numbered in a topological order; `children[j]` holds node numbers (>= 0) and leaf
+    codes (< 0: x -> -1, h_prev_i -> -2 - i); `depth[j]` is the longest path from a leaf.
+    """
+    __slots__ = ("names", "ops", "outs", "children", "comm", "depth", "n_hidden")
 
     def __init__(self, cell: Cell):
         nodes = cell.nodes
         n_hidden = cell.n_hidden
-        outputs = [f"h_new_{i}" for i in range(n_hidden)]
+        leaves = _leaves(n_hidden)
         order: list[str] = []
         state: dict[str, int] = {}
 
         def visit(name):
-            mark = state.get(name)
-            if mark == 2:
-                return
-            if mark == 1:
-                raise InvalidCellError(f"nodes form a cycle through '{name}'; a cell must be acyclic", "cycle", name)
-            node = nodes.get(name)
-            if node is None:
-                raise InvalidCellError(f"'{name}' is not a node of the cell", "undefined_input", name)
+            state[name] = 1
+            node = nodes[name]
             if node.op not in OPS:
                 raise InvalidCellError(f"node '{name}' has unknown op '{node.op}'", "unknown_op", name)
-            state[name] = 1
             for i in node.inputs:
-                if i not in nodes:
-                    if i != "x" and not ((m := _H_PREV.fullmatch(i)) and int(m.group(1)) < n_hidden):
-                        raise InvalidCellError(f"node '{name}' reads '{i}', which is neither a node nor an input",
-                                               "undefined_input", name)
-                else:
+                mark = state.get(i)
+                if mark == 2:
+                    continue
+                if mark == 1:
+                    raise InvalidCellError(f"nodes form a cycle through '{i}'; a cell must be acyclic", "cycle", i)
+                if i in nodes:
                     visit(i)
+                elif i not in leaves:
+                    raise InvalidCellError(f"node '{name}' reads '{i}', which is neither a node nor an input",
+                                           "undefined_input", name)
             state[name] = 2
             order.append(name)
 
-        for out in outputs:
-            visit(out)
+        out_index = {}
+        for i in range(n_hidden):
+            out = f"h_new_{i}"
+            if out not in nodes:
+                raise InvalidCellError(f"the cell has no '{out}'", "missing_output", out)
+            out_index[out] = i
+            if out not in state:
+                visit(out)
 
         # merge duplicated parameter-free nodes (common subexpressions), in topological order
         klass: dict[str, str] = {}
         table: dict[tuple, str] = {}
-        members: dict[str, list[str]] = {}
-        reads: dict[str, list[str]] = {}
+        merged = False
         for name in order:
             node = nodes[name]
-            ins = [klass.get(i, i) for i in node.inputs]
-            reads[name] = ins
             if node.op in PARAMETER_FREE:
-                key = (node.op, tuple(sorted(ins)) if node.op in COMMUTATIVE else tuple(ins))
+                ins = tuple(klass.get(i, i) for i in node.inputs) if merged else node.inputs
+                key = (node.op, tuple(sorted(ins)) if node.op in COMMUTATIVE else ins)
                 first = table.setdefault(key, name)
+                if first is not name:
+                    merged = True
+                klass[name] = first
             else:
-                first = name
-            klass[name] = first
-            members.setdefault(first, []).append(name)
-        out_index = {f"h_new_{i}": i for i in range(n_hidden)}
-        keep: list[str] = []
-        chosen: dict[str, str] = {}
-        for first, group in members.items():
-            outs_in_group = [m for m in group if m in out_index]
-            chosen[first] = min(outs_in_group, key=out_index.get) if outs_in_group else first
-            keep.extend(outs_in_group if outs_in_group else [first])
-        # reads hold class ids; every class is read through its chosen member. Re-sort
-        # topologically: a chosen output may come after readers of its class's first member.
-        remapped = {n: [chosen.get(i, i) for i in reads[n]] for n in keep}
-        if len(keep) == len(order):     # nothing merged: `order` is already topological
-            names = order
+                klass[name] = name
+        if not merged:
+            names, reads = order, {n: nodes[n].inputs for n in order}
         else:
-            names = self._toposort(keep, remapped)
-        position = {n: k for k, n in enumerate(names)}
-
-        def ref(i):
-            return position[i] if i in position else _leaf_code(i)
-
+            names, reads = self._merge(order, nodes, klass, out_index)
+        position = dict(leaves)
+        position.update((n, k) for k, n in enumerate(names))
         self.names = names
         self.ops = [nodes[n].op for n in names]
         self.outs = [out_index.get(n, -1) for n in names]
-        self.children = [[ref(i) for i in remapped[n]] for n in names]
+        self.children = [[position[i] for i in reads[n]] for n in names]
         self.comm = [op in COMMUTATIVE for op in self.ops]
+        depth = []
+        for ch in self.children:
+            depth.append(1 + max((depth[c] for c in ch if c >= 0), default=0))
+        self.depth = depth
         self.n_hidden = n_hidden
 
     @staticmethod
-    def _toposort(keep, remapped) -> list[str]:
+    def _merge(order, nodes, klass, out_index):
+        """Keep one node per class (an output if the class has one; every output stays), read
+        classes through that node, and re-sort topologically (the kept output may come later)."""
+        members: dict[str, list[str]] = {}
+        for name in order:
+            # klass was filled before later inputs were merged: resolve chains to the class id
+            members.setdefault(klass[name], []).append(name)
+        chosen, keep = {}, []
+        for first, group in members.items():
+            outs = [m for m in group if m in out_index]
+            chosen[first] = min(outs, key=out_index.get) if outs else first
+            keep.extend(outs or [first])
+        reads = {n: [chosen.get(klass.get(i, i), i) for i in nodes[n].inputs] for n in keep}
         names: list[str] = []
         placed: set[str] = set()
 
         def place(name):
-            if name in placed or name not in remapped:
-                return
             placed.add(name)
-            for i in remapped[name]:
-                place(i)
+            for i in reads[name]:
+                if i in reads and i not in placed:
+                    place(i)
             names.append(name)
 
         for name in keep:
-            place(name)
-        return names
-
-
-def _leaf_code(name: str) -> int:
-    """x -> -1, h_prev_i -> -(2 + i): inputs are leaves labelled by their (fixed) names."""
-    if name == "x":
-        return -1
-    return -2 - int(_H_PREV.fullmatch(name).group(1))
+            if name not in placed:
+                place(name)
+        return names, reads
 
 
 def _child_key(code: int):
@@ -152,21 +166,21 @@ def _ranks(keys: list) -> tuple[list[int], int]:
 def _labelled_rows(g: _Graph, perm: tuple[int, ...]) -> tuple:
     """Canonical rows (op, out slot, inputs) of `g` with hidden slot i renamed perm[i]."""
     n = len(g.names)
+    if any(p != i for i, p in enumerate(perm)):
+        children = [[c if c >= -1 else -2 - perm[-2 - c] for c in ch] for ch in g.children]
+        outs = [perm[o] if o >= 0 else -1 for o in g.outs]
+    else:
+        children, outs = g.children, g.outs
 
-    def leaf(code):     # rename h_prev slots
-        return code if code == -1 else -2 - perm[-2 - code]
-
-    children = [[leaf(c) if c < 0 else c for c in ch] for ch in g.children]
-    outs = [perm[o] if o >= 0 else -1 for o in g.outs]
-
-    # Merkle digests bottom-up (names are topological) give the first colouring
+    # Merkle digests bottom-up (nodes are numbered topologically) give the first colouring
     digests: list[bytes] = []
+    blake2b = hashlib.blake2b
     for j in range(n):
-        parts = [digests[c] if c >= 0 else b"L%d" % c for c in children[j]]
+        parts = [digests[c] if c >= 0 else _LEAF_DIGESTS[c] for c in children[j]]
         if g.comm[j]:
             parts.sort()
-        digests.append(hashlib.blake2b(b"%s|%d|%s" % (g.ops[j].encode(), outs[j], b",".join(parts)),
-                                       digest_size=16).digest())
+        digests.append(blake2b(b"%s|%d|%s" % (g.ops[j].encode(), outs[j], b",".join(parts)),
+                               digest_size=16).digest())
     colour, n_classes = _ranks(digests)
     if n_classes == n:
         return _serialize(g, children, outs, colour)
@@ -210,29 +224,15 @@ def _labelled_rows(g: _Graph, perm: tuple[int, ...]) -> tuple:
     return best
 
 
-def _serialize(g: _Graph, children, outs, colour) -> tuple:
-    """Rows in canonical topological order (ready nodes taken by smallest colour); inputs by position."""
-    import heapq
+_LEAF_DIGESTS = {code: b"L%d" % code for code in _LEAF_CODES.values()}   # up to h_prev_63
 
-    n = len(g.names)
-    pending = [sum(1 for c in ch if c >= 0) for ch in children]
-    readers: list[list[int]] = [[] for _ in range(n)]
-    for j, ch in enumerate(children):
-        for c in ch:
-            if c >= 0:
-                readers[c].append(j)
-    ready = [(colour[j], j) for j in range(n) if pending[j] == 0]
-    heapq.heapify(ready)
-    position = [0] * n
-    order = []
-    while ready:
-        _, j = heapq.heappop(ready)
-        position[j] = len(order)
-        order.append(j)
-        for r in readers[j]:
-            pending[r] -= 1
-            if pending[r] == 0:
-                heapq.heappush(ready, (colour[r], r))
+
+def _serialize(g: _Graph, children, outs, colour) -> tuple:
+    """Rows in canonical topological order (by depth, then colour); inputs by position."""
+    order = sorted(range(len(children)), key=lambda j: (g.depth[j], colour[j]))
+    position = [0] * len(order)
+    for k, j in enumerate(order):
+        position[j] = k
     rows = []
     for j in order:
         refs = [position[c] if c >= 0 else c for c in children[j]]
@@ -340,6 +340,7 @@ def find_duplicates(recipes) -> list[list]:
 # benchmark index
 
 _MEMO: dict = {}     # content key -> (hashes, index)
+_KEYS = weakref.WeakKeyDictionary()     # table -> content key
 
 
 def _table(benchmark):
@@ -347,6 +348,19 @@ def _table(benchmark):
 
 
 def _content_key(table) -> str:
+    try:
+        return _KEYS[table]
+    except (KeyError, TypeError):
+        pass
+    key = _compute_content_key(table)
+    try:
+        _KEYS[table] = key
+    except TypeError:       # not weak-referenceable: recomputed next time
+        pass
+    return key
+
+
+def _compute_content_key(table) -> str:
     h = hashlib.sha256(HASH_VERSION.encode())
     for recipe in table.recipes:
         h.update(recipe.encode())

@@ -69,7 +69,7 @@ def cli(argv=None):
     from benchmarks.errors import UserError
 
     try:
-        group.main(args=argv, prog_name="nasbench", standalone_mode=False)
+        code = group.main(args=argv, prog_name="nasbench", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)
@@ -84,7 +84,8 @@ def cli(argv=None):
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-    sys.exit(0)
+    # without standalone mode, click returns the code of a `click.exceptions.Exit` instead of raising it
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -138,7 +138,9 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_ylim(*_regret_ylim(means, lows))
     ax.set_xlabel("simulated training time (hours, log scale)")
     ax.set_ylabel(f"regret: test log-perplexity − L*\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
-    ax.set_title(f"{_title(benchmark)}: regret vs simulated time\nmean over trials, shaded 95% t-interval")
+    banded = any(len(records) >= 2 for records in per_algo.values())
+    subtitle = "mean over trials, shaded 95% t-interval" if banded else "one trial per algorithm (no interval)"
+    ax.set_title(f"{_title(benchmark)}: regret vs simulated time\n{subtitle}")
     _legend(ax, partial)
     return fig
 
@@ -183,7 +185,9 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
                                           _label(algo, per_algo[algo]), algo_style(algo))
             drawn += 1
     ax.set_xscale("log")
-    ax.set_xlim(grid_h[0], grid_h[-1])
+    ranked = np.nonzero(np.any([np.isfinite(r["mean"]) for r in ranks.values()], axis=0))[0]
+    start = grid_h[ranked[0]] if len(ranked) and ranked[0] < len(grid_h) - 1 else grid_h[0]
+    ax.set_xlim(start, grid_h[-1])
     n_algos = len(per_algo)
     ax.set_ylim(0.8, max(n_algos, 2) + 0.2)
     ax.set_yticks(range(1, max(n_algos, 2) + 1))

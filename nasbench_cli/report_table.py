@@ -96,15 +96,15 @@ def benchmark_report(per_algo: dict) -> dict:
 
 def build_report(results) -> dict:
     """JSON-ready report of a `results_io.Results` (NaN written as null)."""
-    return _clean({"results_dir": str(results.root),
+    return json_ready({"results_dir": str(results.root),
                    "benchmarks": {b: benchmark_report(results.runs[b]) for b in results.benchmarks}})
 
 
-def _clean(obj):
+def json_ready(obj):
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items()}
+        return {k: json_ready(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_clean(v) for v in obj]
+        return [json_ready(v) for v in obj]
     if isinstance(obj, float) and not math.isfinite(obj):
         return None
     return obj

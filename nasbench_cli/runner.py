@@ -4,13 +4,13 @@ Trial k of an algorithm uses seed `seed + k`. Every trial runs in a joblib (loky
 started with PYTHONHASHSEED=0 and single-threaded numerical libraries, so a trial's result is the same
 whatever `--jobs` is and in whichever order trials finish.
 """
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.atomic import write_json_atomic
 from benchmarks.errors import UserError
+from nasbench_cli.results_io import load_trial, trial_path
 
 WORKER_ENV = {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
               "MKL_NUM_THREADS": "1"}
@@ -29,18 +29,9 @@ class TrialSpec:
     path: Path
 
 
-def trial_path(out: Path, benchmark: str, algo: str, trial: int) -> Path:
-    return Path(out) / benchmark / algo / f"trial-{trial}.json"
-
-
 def read_existing(path: Path) -> dict | None:
-    """A finished trial's record, or None if there is none; UserError if the file is unreadable."""
-    if not path.is_file():
-        return None
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise UserError(f"result file {path} is unreadable ({exc}); delete it or rerun with --overwrite") from None
+    """A finished trial's record, or None if there is none; UserError if the file is malformed."""
+    return load_trial(path) if Path(path).is_file() else None
 
 
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,

@@ -84,7 +84,7 @@ def test_truncated_table_and_wrong_shapes_are_detected(tmp_path):
 
     cache.table_path.unlink()
     save_npz_atomic(cache.chunk_dir / "chunk-bad.npz", ids=np.arange(3), metrics=np.array(["num_params"]),
-                    values=np.zeros((2, 1)), scored=np.ones((3, 1), bool), time_s=np.zeros((3, 1)),
+                    values=np.zeros((2, 1)), scored=np.ones((3, 1), bool), time_s=np.zeros((3, 1)), cpu_s=np.zeros((3, 1)),
                     solo=np.ones((3, 1), bool))
     with pytest.warns(RuntimeWarning, match="inconsistent"):
         cache.load()
@@ -94,11 +94,11 @@ def test_seconds_per_score(ptb, cache_env):
     assert seconds_per_score(ptb, "hidden_covariance_l1") == DEFAULT_SECONDS_PER_SCORE
     cache = ScoreCache("ptb")
     ids = ptb.search.ids[:3]
-    cache.append([(ids[0], {"hidden_covariance_l1": -1.0}, 0.2), (ids[1], {"hidden_covariance_l1": -2.0}, 0.4)],
-                 ("hidden_covariance_l1",))
-    cache.append([(ids[2], {"hidden_covariance_l1": -3.0, "num_params": 1.0}, 9.0)],
+    cache.append([(ids[0], {"hidden_covariance_l1": -1.0}, 5.0, 0.2),
+                  (ids[1], {"hidden_covariance_l1": -2.0}, 5.0, 0.4)], ("hidden_covariance_l1",))
+    cache.append([(ids[2], {"hidden_covariance_l1": -3.0, "num_params": 1.0}, 20.0, 9.0)],
                  ("hidden_covariance_l1", "num_params"))
-    assert seconds_per_score(ptb, "hidden_covariance_l1") == pytest.approx(0.3)   # its own passes
+    assert seconds_per_score(ptb, "hidden_covariance_l1") == pytest.approx(0.3)   # its own passes, CPU s
     assert seconds_per_score(ptb, "num_params") == pytest.approx(9.0)
     assert seconds_per_score(ptb, "all") == DEFAULT_SECONDS_PER_SCORE              # no all-metric pass yet
 

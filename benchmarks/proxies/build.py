@@ -52,7 +52,8 @@ class BuildReport:
     scored: int = 0
     failed: int = 0
     first_error: str = ""
-    seconds: list = field(default_factory=list)
+    seconds: list = field(default_factory=list)       # wall seconds per scored cell
+    cpu_seconds: list = field(default_factory=list)   # CPU seconds per scored cell
     interrupted: bool = False
 
 
@@ -71,19 +72,20 @@ def _init_worker(benchmark: str, seed: int, batch_size: int, seq_len: int) -> No
 
 
 def _score_task(task):
-    """(recepie_id, recipe JSON, metrics) -> (recepie_id, {metric: value} or None, seconds, error)."""
+    """(recepie_id, recipe JSON, metrics) -> (id, {metric: value} or None, wall s, CPU s, error)."""
     import json
 
     from benchmarks.proxies.metrics import score_recipe
 
     rid, recipe, metrics = task
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         scores, _ = score_recipe(json.loads(recipe), _WORKER["corpus"], metrics, seed=_WORKER["seed"],
                                  batch_size=_WORKER["batch_size"], seq_len=_WORKER["seq_len"])
-        return rid, scores, time.perf_counter() - start, ""
+        error = ""
     except Exception as exc:  # noqa: BLE001 - one bad cell must not stop a run of thousands
-        return rid, None, time.perf_counter() - start, f"{exc.__class__.__name__}: {exc}"
+        scores, error = None, f"{exc.__class__.__name__}: {exc}"
+    return rid, scores, time.perf_counter() - start, time.process_time() - cpu, error
 
 
 def run_build(benchmark, cache, metrics, rows, jobs: int = 1, progress=None) -> BuildReport:
@@ -105,18 +107,19 @@ def run_build(benchmark, cache, metrics, rows, jobs: int = 1, progress=None) -> 
 
     def flush():
         nonlocal pending, last_flush
-        cache.append([(rid, scores, sec) for rid, scores, sec in pending], metrics)
+        cache.append(pending, metrics)
         pending, last_flush = [], time.monotonic()
 
     def collect(result):
-        rid, scores, seconds, error = result
+        rid, scores, seconds, cpu, error = result
         if scores is None:          # not cached: a later run retries it
             report.failed += 1
             report.first_error = report.first_error or f"cell {rid}: {error}"
         else:
             report.scored += 1
             report.seconds.append(seconds)
-            pending.append((rid, scores, seconds))
+            report.cpu_seconds.append(cpu)
+            pending.append((rid, scores, seconds, cpu))
         if len(pending) >= FLUSH_EVERY or time.monotonic() - last_flush > FLUSH_SECONDS:
             flush()
         if progress is not None:

@@ -7,9 +7,9 @@ its unwritten chunk; the reader merges the table and the chunks (later files win
 is skipped with a warning (its cells count as unscored) and set aside as `*.corrupt` by the next run.
 
 Each file holds `ids` int64 [m], `metrics` str [k], `values` float64 [m, k] (NaN = metric undefined
-for that cell), `scored` bool [m, k], `time_s` float64 [m, k] (wall seconds of the pass that scored
-the cell; a pass computes all its metrics together) and `solo` bool [m, k] (that pass computed this
-metric alone, so its time is this metric's own cost).
+for that cell), `scored` bool [m, k], `time_s` and `cpu_s` float64 [m, k] (wall and CPU seconds of
+the pass that scored the cell; a pass computes all its metrics together) and `solo` bool [m, k] (that
+pass computed this metric alone, so its time is this metric's own cost).
 """
 import os
 import time
@@ -25,8 +25,8 @@ from benchmarks.paths import cache_dir
 
 SCORE_VERSION = "v1"    # bump when a metric's definition or the network changes
 
-# Default charge for one score when the cache holds no timing (wall seconds, all metrics of a
-# cell in one pass, minibatch 32 x 20, one thread of the 2-core development machine under load).
+# Default charge for one score when the cache holds no timing: CPU seconds of one thread for all
+# metrics of a cell in one pass (minibatch 32 x 20), measured on the 2-core development machine.
 DEFAULT_SECONDS_PER_SCORE = 2.0
 
 
@@ -41,7 +41,8 @@ class ScoreTable:
     metrics: tuple           # k metric names (columns)
     values: np.ndarray       # float64 [m, k]
     scored: np.ndarray       # bool [m, k]
-    time_s: np.ndarray       # float64 [m, k]: seconds of the pass that scored (row, metric)
+    time_s: np.ndarray       # float64 [m, k]: wall seconds of the pass that scored (row, metric)
+    cpu_s: np.ndarray        # float64 [m, k]: CPU seconds of that pass (one thread)
     solo: np.ndarray         # bool [m, k]: that pass computed this metric alone
 
     def column(self, metric: str, ids) -> np.ndarray:
@@ -98,22 +99,24 @@ class ScoreCache:
         return ([self.table_path] if self.table_path.is_file() else []) + chunks
 
     def append(self, rows, metrics) -> Path | None:
-        """Write one chunk atomically. rows: iterable of (recepie_id, {metric: value}, seconds)."""
+        """Write one chunk atomically. rows: (recepie_id, {metric: value}, wall seconds[, CPU seconds])."""
         rows = list(rows)
         if not rows:
             return None
         metrics = tuple(metrics)
-        values = np.array([[float(scores.get(m, np.nan)) for m in metrics] for _, scores, _ in rows],
+        values = np.array([[float(row[1].get(m, np.nan)) for m in metrics] for row in rows],
                           dtype=np.float64).reshape(len(rows), len(metrics))
-        scored = np.array([[m in scores for m in metrics] for _, scores, _ in rows],
+        scored = np.array([[m in row[1] for m in metrics] for row in rows],
                           dtype=bool).reshape(len(rows), len(metrics))
-        seconds = np.array([float(t) for _, _, t in rows], dtype=np.float64)
+        seconds = np.array([float(row[2]) for row in rows], dtype=np.float64)
+        cpu = np.array([float(row[3]) if len(row) > 3 else np.nan for row in rows], dtype=np.float64)
         self._counter += 1
         name = f"chunk-{time.time_ns():020d}-{os.getpid()}-{self._counter:06d}.npz"
         return save_npz_atomic(self.chunk_dir / name,
-                               ids=np.array([int(r) for r, _, _ in rows], dtype=np.int64),
+                               ids=np.array([int(row[0]) for row in rows], dtype=np.int64),
                                metrics=np.array(metrics, dtype=str), values=values, scored=scored,
                                time_s=np.repeat(seconds[:, None], len(metrics), axis=1),
+                               cpu_s=np.repeat(cpu[:, None], len(metrics), axis=1),
                                solo=np.full(values.shape, len(metrics) == 1))
 
     def load(self, set_aside_corrupt: bool = False) -> ScoreTable:
@@ -132,19 +135,21 @@ class ScoreCache:
                 continue
             for i, j in zip(*np.nonzero(part["scored"])):
                 merged[(int(part["ids"][i]), str(part["metrics"][j]))] = (
-                    part["values"][i, j], part["time_s"][i, j], bool(part["solo"][i, j]))
+                    part["values"][i, j], part["time_s"][i, j], part["cpu_s"][i, j], bool(part["solo"][i, j]))
         ids = np.array(sorted({rid for rid, _ in merged}), dtype=np.int64)
         metrics = tuple(sorted({m for _, m in merged}, key=_metric_order))
         values = np.full((len(ids), len(metrics)), np.nan)
         scored = np.zeros(values.shape, dtype=bool)
         time_s = np.full(values.shape, np.nan)
+        cpu_s = np.full(values.shape, np.nan)
         solo = np.zeros(values.shape, dtype=bool)
         row_of = {int(r): i for i, r in enumerate(ids)}
         col_of = {m: j for j, m in enumerate(metrics)}
-        for (rid, metric), (value, seconds, alone) in merged.items():
+        for (rid, metric), (value, seconds, cpu, alone) in merged.items():
             i, j = row_of[rid], col_of[metric]
-            values[i, j], scored[i, j], time_s[i, j], solo[i, j] = value, True, seconds, alone
-        return ScoreTable(ids=ids, metrics=metrics, values=values, scored=scored, time_s=time_s, solo=solo)
+            values[i, j], scored[i, j], time_s[i, j], cpu_s[i, j], solo[i, j] = value, True, seconds, cpu, alone
+        return ScoreTable(ids=ids, metrics=metrics, values=values, scored=scored, time_s=time_s, cpu_s=cpu_s,
+                          solo=solo)
 
     def compact(self) -> ScoreTable:
         """Merge everything into `table.npz` (atomically) and delete the merged chunks."""
@@ -160,7 +165,8 @@ class ScoreCache:
 
     def _write_table(self, table: ScoreTable) -> None:
         save_npz_atomic(self.table_path, ids=table.ids, metrics=np.array(table.metrics, dtype=str),
-                        values=table.values, scored=table.scored, time_s=table.time_s, solo=table.solo)
+                        values=table.values, scored=table.scored, time_s=table.time_s, cpu_s=table.cpu_s,
+                        solo=table.solo)
 
 
 def _metric_order(metric: str):
@@ -173,11 +179,11 @@ def _read(path: Path) -> dict:
     """A chunk or the table as a dict of arrays; ValueError when keys or shapes are inconsistent."""
     with np.load(path, allow_pickle=False) as data:
         part = {k: data[k] for k in data.files}
-    for key in ("ids", "metrics", "values", "scored", "time_s", "solo"):
+    for key in ("ids", "metrics", "values", "scored", "time_s", "cpu_s", "solo"):
         if key not in part:
             raise ValueError(f"missing array '{key}'")
     shape = (len(part["ids"]), len(part["metrics"]))
-    if any(part[key].shape != shape for key in ("values", "scored", "time_s", "solo")):
+    if any(part[key].shape != shape for key in ("values", "scored", "time_s", "cpu_s", "solo")):
         raise ValueError("arrays of inconsistent shapes")
     return part
 
@@ -197,10 +203,11 @@ def load_scores(benchmark, metric: str, seed: int = 0, batch_size=None, seq_len=
 
 def seconds_per_score(benchmark, metric: str = "all", seed: int = 0, batch_size=None,
                       seq_len=None) -> float:
-    """Median wall seconds to score one cell, measured by the scoring runs in the cache.
+    """Median CPU seconds (one thread) to score one cell, as measured by the scoring runs in the cache.
 
-    metric 'all': passes that computed every metric; else passes that computed `metric` alone if
-    any, otherwise any pass that computed it. DEFAULT_SECONDS_PER_SCORE when nothing was measured.
+    CPU rather than wall time, so that a loaded machine does not inflate it. metric 'all': passes
+    that computed every metric; else passes that computed `metric` alone if any, otherwise any pass
+    that computed it. DEFAULT_SECONDS_PER_SCORE when nothing was measured.
     """
     name = getattr(getattr(benchmark, "search", benchmark), "name", benchmark)
     table = ScoreCache(name, seed, batch_size, seq_len).load()
@@ -213,14 +220,13 @@ def seconds_per_score(benchmark, metric: str = "all", seed: int = 0, batch_size=
             return DEFAULT_SECONDS_PER_SCORE
         j = table.metrics.index(METRICS[0])
         mask = table.scored[:, j] & ~table.solo[:, j]
-        times = table.time_s[mask, j]
     elif metric in table.metrics:
         j = table.metrics.index(metric)
         mask = table.scored[:, j] & table.solo[:, j]
         if not mask.any():
             mask = table.scored[:, j]
-        times = table.time_s[mask, j]
     else:
         return DEFAULT_SECONDS_PER_SCORE
+    times = table.cpu_s[mask, j]
     times = times[np.isfinite(times) & (times >= 0)]
     return float(np.median(times)) if len(times) else DEFAULT_SECONDS_PER_SCORE

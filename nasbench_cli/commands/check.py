@@ -33,7 +33,7 @@ def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_t
     """
     from benchmarks.errors import UserError
     from nasbench_cli.baseline import compare, format_check, read_baseline, write_baseline
-    from nasbench_cli.report_table import _clean
+    from nasbench_cli.report_table import json_ready
     from nasbench_cli.results_io import load_results, parse_name_list
 
     if (baseline_path is None) == (write_path is None):
@@ -55,7 +55,7 @@ def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_t
     results = load_results(results_dir, benchmarks)
     outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks)
     if as_json:
-        echo_json(_clean(outcome))
+        echo_json(json_ready(outcome))
     else:
         for item in outcome["checks"]:
             click.echo(format_check(item, alpha, min_effect))
@@ -67,8 +67,4 @@ def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_t
         click.echo(f"check failed: {', '.join(failed)}" if failed else
                    f"check passed: {len(outcome['checks'])} algorithm(s), no regression")
     if not outcome["passed"]:
-        # SystemExit, not click's Exit: with standalone_mode=False click.main returns Exit's code
-        # instead of raising it, so `nasbench_cli.main.cli` would exit 0
-        import sys
-
-        sys.exit(1)
+        raise click.exceptions.Exit(1)

@@ -163,13 +163,14 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
     cache.compact()
     import numpy as np
 
-    seconds = np.array(report.seconds)
+    seconds, cpu = np.array(report.seconds), np.array(report.cpu_seconds)
     summary = {
         "benchmark": benchmark_name, "metrics": list(metrics), "cells_requested": report.requested,
         "already_cached": report.already, "scored_now": report.scored, "failed": report.failed,
         "first_error": report.first_error or None,
         "median_seconds_per_cell": float(np.median(seconds)) if len(seconds) else None,
         "mean_seconds_per_cell": float(seconds.mean()) if len(seconds) else None,
+        "median_cpu_seconds_per_cell": float(np.median(cpu)) if len(cpu) else None,
         "wall_seconds": round(time.monotonic() - start, 1), "jobs": jobs, "cache": str(cache.path),
     }
     if as_json:
@@ -178,8 +179,8 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
         click.echo(f"{report.requested} cells requested: {report.already} already cached, "
                    f"{report.scored} scored now, {report.failed} failed")
         if len(seconds):
-            click.echo(f"seconds per cell: median {np.median(seconds):.2f}, mean {seconds.mean():.2f} "
-                       f"({jobs} job(s)); wall {summary['wall_seconds']} s")
+            click.echo(f"seconds per cell: median {np.median(seconds):.2f} wall, {np.median(cpu):.2f} CPU "
+                       f"({jobs} job(s), one thread each); total wall {summary['wall_seconds']} s")
         click.echo(f"cache: {cache.path}")
     if report.failed:
         click.echo(f"warning: {report.failed} cell(s) failed, first: {report.first_error}", err=True)
@@ -215,10 +216,64 @@ def status(seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
         echo_json(info)
         return
     click.echo(f"cache {cache.path} ({info['files']} files), {benchmark.search.n:,} cells in '{benchmark_name}'")
-    click.echo(f"{'metric':<22} {'scored':>7} {'finite':>7} {'s/score':>8}")
+    click.echo(f"{'metric':<22} {'scored':>7} {'finite':>7} {'CPU s/score':>11}")
     for metric, row in rows.items():
-        click.echo(f"{metric:<22} {row['scored']:>7} {row['finite']:>7} {row['seconds_per_score']:>8.2f}")
-    click.echo(f"seconds per cell for all metrics in one pass: {info['seconds_per_score_all']:.2f}")
+        click.echo(f"{metric:<22} {row['scored']:>7} {row['finite']:>7} {row['seconds_per_score']:>11.2f}")
+    click.echo(f"CPU seconds per cell for all metrics in one pass: {info['seconds_per_score_all']:.2f}")
+
+
+@proxies.command("check-params")
+@click.option("--built", type=click.IntRange(0, 100000), default=300, show_default=True,
+              help="Random cells whose PyTorch model is built and counted.")
+@click.option("--sample-seed", type=int, default=0, show_default=True, help="Seed of that random choice.")
+@benchmark_option
+@data_dir_option
+@json_option
+def check_params(built, sample_seed, benchmark_name, data_dir, as_json):
+    """Check the network against the logs: parameter counts equal each log's num_params.
+
+    The analytic count is checked on every cell, the built model's count on --built random cells
+    (and the three baselines RNN, LSTM, GRU when present). Exit 1 if any differ.
+    """
+    import json
+
+    import numpy as np
+
+    from benchmarks.proxies.cell_graph import model_param_count
+    from benchmarks.proxies.minibatch import load_corpus
+    from benchmarks.registry import load_benchmark
+
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    search = benchmark.search
+    vocab = load_corpus(benchmark_name).vocab_size
+    analytic = np.array([model_param_count(json.loads(r), vocab) for r in search.recipes])
+    wrong_analytic = [int(i) for i in search.ids[analytic != search.num_params]]
+    rng = np.random.default_rng(sample_seed)
+    rows = list(rng.choice(search.n, size=min(built, search.n), replace=False))
+    rows += [search.index_of(i) for i in (1000000, 1000001, 1000002) if i in set(search.ids.tolist())]
+    wrong_built = []
+    if rows:
+        _require_torch()
+        from benchmarks.proxies.network import RecipeLanguageModel, count_parameters
+
+        for row in dict.fromkeys(int(r) for r in rows):
+            model = RecipeLanguageModel(search.recipe(row), vocab)
+            if count_parameters(model) != search.num_params[row] or count_parameters(model) != analytic[row]:
+                wrong_built.append(int(search.ids[row]))
+            del model
+    info = {"benchmark": benchmark_name, "vocab_size": vocab, "cells": search.n,
+            "analytic_checked": search.n, "analytic_differ": wrong_analytic,
+            "built_checked": len(set(int(r) for r in rows)), "built_differ": wrong_built}
+    if as_json:
+        echo_json(info)
+    else:
+        click.echo(f"{benchmark_name}: vocabulary {vocab:,}; analytic count equals num_params for "
+                   f"{search.n - len(wrong_analytic):,} of {search.n:,} cells; built model equals it for "
+                   f"{info['built_checked'] - len(wrong_built)} of {info['built_checked']} cells")
+        for rid in (wrong_analytic + wrong_built)[:20]:
+            click.echo(f"  differs: {rid}")
+    if wrong_analytic or wrong_built:
+        raise SystemExit(1)
 
 
 class _Progress:

@@ -34,23 +34,19 @@ def parse_overrides(items, algos) -> dict:
 
 def summarize(paths) -> dict:
     """Per algorithm: trials, mean final regret with a 95% t-interval, compute seconds per trial."""
-    import json
-    import math
-
     import numpy as np
-    from scipy import stats
+
+    from nasbench_cli.aggregate import final_regrets, t_interval
+    from nasbench_cli.results_io import load_trial
 
     by_algo = {}
     for path in paths:
-        record = json.loads(open(path).read())
+        record = load_trial(path)
         by_algo.setdefault(record["algo"], []).append(record)
     summary = {}
     for algo, records in by_algo.items():
-        regrets = np.array([r["final_regret"] for r in records if r["final_regret"] is not None], dtype=float)
-        mean = float(regrets.mean()) if len(regrets) else math.nan
-        half = float(stats.t.ppf(0.975, len(regrets) - 1) * regrets.std(ddof=1) / math.sqrt(len(regrets))) \
-            if len(regrets) > 1 else math.nan
-        summary[algo] = {"trials": len(records), "mean_final_regret": mean, "ci95_half_width": half,
+        mean, low, high = t_interval(final_regrets(records))
+        summary[algo] = {"trials": len(records), "mean_final_regret": mean, "ci95_half_width": (high - low) / 2,
                          "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records]))}
     return summary
 
@@ -81,7 +77,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_it
     from pathlib import Path
 
     from benchmarks.registry import load_benchmark
-    from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files
+    from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files, trial_path
     from optimizers.registry import parse_algo_list
 
     algos = parse_algo_list(algo_text)
@@ -118,8 +114,6 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_it
                 raise click.exceptions.Exit(130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
-    from nasbench_cli.runner import trial_path
-
     paths = [trial_path(out, benchmark_name, a, k) for a in algos for k in range(trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:

@@ -135,14 +135,20 @@ def validate_cmd(recipe_text, strict, as_json):
 @space.command()
 @benchmark_option
 @data_dir_option
+@click.option("--samples", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Also draw this many random cells and report their canonical duplicates and how many "
+                   "are benchmark architectures.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --samples.")
 @json_option
-def stats(benchmark_name, data_dir, as_json):
+def stats(benchmark_name, data_dir, samples, seed, as_json):
     """Validate every recipe of a benchmark (architectures breaking each rule) and count the
     architectures that share a canonical form with another one."""
     from benchmarks.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     report = space_stats(benchmark)
+    if samples:
+        report["generator"] = generator_stats(benchmark, samples, seed)
     if as_json:
         echo_json(report)
         return
@@ -162,6 +168,37 @@ def stats(benchmark_name, data_dir, as_json):
                f"{c['redundant_architectures']} redundant)")
     for group in c["largest_groups"][:3]:
         click.echo(f"  {len(group)} x the same cell: {', '.join(map(str, group[:8]))}{', ...' if len(group) > 8 else ''}")
+    if "generator" in report:
+        g = report["generator"]
+        click.echo(f"generator (seed {g['seed']}): {g['samples']} valid cells from {g['attempts']} attempts "
+                   f"(rejected: {', '.join(f'{k} {v}' for k, v in g['rejected'].items()) or 'none'}); "
+                   f"{g['distinct_canonical_forms']} distinct canonical forms, duplicate share "
+                   f"{g['duplicate_share']:.4f}; {g['in_benchmark']} samples ({g['in_benchmark_share']:.4f}) are "
+                   f"{report['benchmark']} architectures ({g['distinct_benchmark_forms_hit']} distinct); hidden states: "
+                   + ", ".join(f"{k}: {v}" for k, v in g["hidden_states"].items()))
+
+
+def generator_stats(benchmark, samples: int, seed: int) -> dict:
+    """Draw `samples` cells: rejections, canonical duplicate share, share that are benchmark architectures."""
+    from benchmarks.canonical import benchmark_hashes, hash_or_none
+    from benchmarks.cell_generator import sample_cells_with_stats
+
+    cells, counts = sample_cells_with_stats(samples, seed=seed)
+    hashes = [hash_or_none(c) for c in cells]
+    known = set(benchmark_hashes(benchmark))
+    hits = [h for h in hashes if h in known]
+    hidden: dict[int, int] = {}
+    for cell in cells:
+        hidden[cell.n_hidden] = hidden.get(cell.n_hidden, 0) + 1
+    return {
+        "seed": seed, "samples": len(cells), "attempts": counts["attempts"],
+        "rejected": dict(sorted(counts["rejected"].items())),
+        "distinct_canonical_forms": len(set(hashes)),
+        "duplicate_share": 1 - len(set(hashes)) / len(hashes) if hashes else 0.0,
+        "in_benchmark": len(hits), "in_benchmark_share": len(hits) / len(hashes) if hashes else 0.0,
+        "distinct_benchmark_forms_hit": len(set(hits)),
+        "hidden_states": {str(k): hidden[k] for k in sorted(hidden)},
+    }
 
 
 def space_stats(benchmark) -> dict:

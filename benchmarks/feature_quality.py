@@ -1,0 +1,92 @@
+"""How informative a feature matrix is, as in section 4.1 of the NAS-Bench-NLP paper.
+
+On random 50/50 splits (one per seed), with XGBoost at its default settings:
+- `flawed_auc`: ROC AUC of a classifier of flawed architectures (status != 'OK');
+- `r2_all`: R^2 of a regressor of the final test log-perplexity of the OK architectures;
+- `r2_le6`: the same, fitted and scored only on OK architectures with final test log-perplexity <= 6.
+This is a harness-side analysis: it reads test losses, which a searcher never sees.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+import numpy as np
+
+from benchmarks.errors import UserError
+
+METRICS = {
+    "flawed_auc": "ROC AUC, classifier of flawed architectures (status != OK)",
+    "r2_all": "R^2, regressor of final test log-perplexity, OK architectures",
+    "r2_le6": "R^2, same regressor on OK architectures with test log-perplexity <= 6",
+}
+PAPER = {"flawed_auc": 0.98, "r2_all": 0.012, "r2_le6": 0.24}   # the paper's figures, its 10-d features
+LOW_LOSS_MAX = 6.0        # log-perplexity bound of the `r2_le6` subset
+DEFAULT_SEEDS = (0, 1, 2, 3, 4)
+
+
+def half_split(rows: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """`rows` shuffled with `seed` and cut in two halves (train, test)."""
+    shuffled = np.random.default_rng(seed).permutation(rows)
+    half = len(shuffled) // 2
+    return shuffled[:half], shuffled[half:]
+
+
+def _xgb(kind: str, seed: int, n_jobs: int):
+    import xgboost
+
+    cls = xgboost.XGBClassifier if kind == "classifier" else xgboost.XGBRegressor
+    return cls(random_state=seed, n_jobs=n_jobs, tree_method="hist")
+
+
+def quality_scores(matrix: np.ndarray, flawed: np.ndarray, final_test_loss: np.ndarray, seed: int,
+                   n_jobs: int = 1) -> dict[str, float]:
+    """The three metrics of `matrix` [n, d] on the split of `seed`.
+
+    `flawed`: bool [n]; `final_test_loss`: float [n] log-perplexity (NaN where none). Regression
+    uses the non-flawed rows with a finite final test loss.
+    """
+    from sklearn.metrics import r2_score, roc_auc_score
+
+    matrix = np.asarray(matrix, dtype=np.float64)
+    flawed = np.asarray(flawed, dtype=bool)
+    if matrix.ndim != 2 or matrix.shape[0] != len(flawed) or len(final_test_loss) != len(flawed):
+        raise UserError(f"feature matrix {matrix.shape} does not match {len(flawed)} architectures")
+    scores = {}
+    train, test = half_split(np.arange(len(flawed)), seed)
+    if flawed[train].all() or not flawed[train].any() or flawed[test].all() or not flawed[test].any():
+        raise UserError("the classification split needs both flawed and OK architectures on each side")
+    model = _xgb("classifier", seed, n_jobs).fit(matrix[train], flawed[train])
+    scores["flawed_auc"] = float(roc_auc_score(flawed[test], model.predict_proba(matrix[test])[:, 1]))
+    ok = np.flatnonzero(~flawed & np.isfinite(final_test_loss))
+    for name, rows in (("r2_all", ok), ("r2_le6", ok[final_test_loss[ok] <= LOW_LOSS_MAX])):
+        train, test = half_split(rows, seed)
+        model = _xgb("regressor", seed, n_jobs).fit(matrix[train], final_test_loss[train])
+        scores[name] = float(r2_score(final_test_loss[test], model.predict(matrix[test])))
+    return scores
+
+
+def feature_quality(benchmark, kinds: Iterable[str], seeds: Iterable[int] = DEFAULT_SEEDS, n_jobs: int = 1,
+                    progress: Callable[[str, int], None] | None = None) -> dict:
+    """Per feature kind and metric: mean, std (population) and per-seed values over the splits.
+
+    `progress(kind, seed)` is called before each split is scored.
+    """
+    from benchmarks.features import check_kind, features
+
+    kinds, seeds = [check_kind(k) for k in kinds], [int(s) for s in seeds]
+    if not seeds:
+        raise UserError("feature quality needs at least one seed")
+    flawed = np.asarray(benchmark.search.status) != "OK"
+    target = np.asarray(benchmark.final_test_loss, dtype=np.float64)
+    result = {}
+    for kind in kinds:
+        matrix = features(benchmark, kind)
+        per_seed = []
+        for seed in seeds:
+            if progress is not None:
+                progress(kind, seed)
+            per_seed.append(quality_scores(matrix, flawed, target, seed, n_jobs))
+        result[kind] = {
+            metric: {"mean": float(np.mean(values)), "std": float(np.std(values)), "values": values}
+            for metric in METRICS for values in [[s[metric] for s in per_seed]]}
+    return {"benchmark": benchmark.name, "seeds": seeds, "metrics": METRICS, "paper": PAPER, "kinds": result}

@@ -1,0 +1,64 @@
+"""`nasbench analyze features`: the paper's feature-quality check (section 4.1) for each feature kind."""
+import click
+
+from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+
+DEFAULT_KINDS = "shipped-10d,g2v-10d,g2v-50d"
+
+
+def _parse_list(text: str, what: str, cast=str) -> list:
+    try:
+        items = [cast(part.strip()) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated {what}, got {text!r}") from None
+    if not items:
+        raise click.BadParameter(f"expected at least one of {what}")
+    return items
+
+
+@click.command()
+@benchmark_option
+@click.option("--kinds", default=DEFAULT_KINDS, show_default=True,
+              help="Comma-separated feature kinds to score (see `nasbench features info`).")
+@click.option("--seeds", default="0,1,2,3,4", show_default=True,
+              help="Comma-separated seeds: one random 50/50 split (and XGBoost seed) each.")
+@data_dir_option
+@json_option
+def features(benchmark_name, kinds, seeds, data_dir, as_json):
+    """How informative each feature kind is: XGBoost on random 50/50 splits.
+
+    Columns: ROC AUC of a classifier of flawed architectures (status != OK); R^2 of a regressor
+    of the final test log-perplexity of OK architectures, overall and on those with
+    log-perplexity <= 6 (fitted on that subset). Mean +- std over the splits, beside the
+    paper's figures (obtained with its shipped 10-d features). g2v features are built if needed.
+    """
+    from benchmarks.feature_quality import METRICS, feature_quality
+    from benchmarks.features import check_kind
+    from benchmarks.registry import load_benchmark
+
+    kind_list = [check_kind(k) for k in _parse_list(kinds, "feature kinds")]
+    seed_list = _parse_list(seeds, "integer seeds", int)
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    if as_json:
+        echo_json(feature_quality(benchmark, kind_list, seed_list))
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("scoring", total=len(kind_list) * len(seed_list))
+
+        def progress(kind, seed):
+            bar.update(task, description=f"{kind} split {seed}", advance=1)
+
+        report = feature_quality(benchmark, kind_list, seed_list, progress=progress)
+    table = Table(title=f"feature quality on {benchmark.name} ({len(seed_list)} random 50/50 splits, XGBoost)")
+    table.add_column("features")
+    for metric in METRICS:
+        table.add_column({"flawed_auc": "flawed ROC AUC", "r2_all": "R^2 test loss (all OK)",
+                          "r2_le6": "R^2 test loss (<= 6)"}[metric], justify="right")
+    table.add_row("paper (shipped 10-d)", *[f"{report['paper'][m]:.3f}" for m in METRICS], style="dim")
+    for kind, scores in report["kinds"].items():
+        table.add_row(kind, *[f"{scores[m]['mean']:.3f} ± {scores[m]['std']:.3f}" for m in METRICS])
+    Console().print(table)

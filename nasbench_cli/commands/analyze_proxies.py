@@ -1,0 +1,130 @@
+"""`nasbench analyze proxies`: how the cached training-free scores rank cells against trained test loss."""
+import click
+
+from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+
+
+@click.command("proxies")
+@click.option("--seed", type=int, default=0, show_default=True, help="Scoring seed of the cached table to read.")
+@click.option("--batch-size", type=click.IntRange(2, 1024), default=None, help="Minibatch of the table (default 32).")
+@click.option("--seq-len", type=click.IntRange(1, 1000), default=None, help="Sequence length of the table (default 20).")
+@click.option("--ablation/--no-ablation", default=True, show_default=True,
+              help="Also the 10 cells x 10 seeds and 10 cells x 10 minibatches ablations "
+                   "(computed on first use, about 400 CPU seconds, then cached).")
+@benchmark_option
+@data_dir_option
+@json_option
+def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_json):
+    """Kendall tau and Spearman rho of each metric against final test loss.
+
+    Columns: on the paper's population (cells whose training completed: status OK and 50 epochs,
+    metric finite) and on all scored cells; the same figures computed from the published per-cell
+    values (RNN_results.csv, 8,794 cells); and, on the cells both tables hold (matched by log file
+    name), the rank correlation between our values and the published ones. Negative tau: a higher
+    score goes with a lower loss. Fill the table first with `nasbench proxies build`.
+    """
+    import time
+
+    from benchmarks.errors import UserError
+    from benchmarks.proxies import analysis
+    from benchmarks.proxies.score_cache import ScoreCache, seconds_per_score
+    from benchmarks.registry import load_benchmark
+
+    start = time.monotonic()
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    cache = ScoreCache(benchmark_name, seed, batch_size, seq_len)
+    table = cache.load()
+    if not len(table.ids):
+        raise UserError(f"no scores cached in {cache.path}; run `nasbench proxies build --sample 1000` first")
+    published = analysis.load_published() if benchmark_name == "ptb" else None
+    rows = analysis.correlation_table(benchmark, table, published)
+    result = {"benchmark": benchmark_name, "cache": str(cache.path), "seed": cache.seed,
+              "minibatch": [cache.batch_size, cache.seq_len],
+              "cpu_seconds_per_cell_all_metrics": seconds_per_score(benchmark, "all", seed, batch_size, seq_len),
+              "paper_text": {"hidden_covariance_l1_tau": analysis.PAPER_TAU["hidden_covariance_l1"],
+                             "other_metrics_tau_at_most": analysis.PAPER_MAX_OTHER_TAU},
+              "metrics": rows}
+    if ablation:
+        result["ablation"] = {}
+        for kind in ("weights", "minibatch"):
+            with _progress(f"ablation ({kind})", as_json) as update:
+                run = analysis.run_ablation(benchmark, cache, kind, progress=update)
+            result["ablation"][kind] = {"cells": [int(i) for i in run["ids"]],
+                                        "summary": analysis.ablation_summary(run), "file": run["path"]}
+    result["seconds"] = round(time.monotonic() - start, 1)
+    if as_json:
+        echo_json(result)
+        return
+    _print_table(result)
+
+
+def _fmt(corr, key="tau"):
+    value = corr.get(key) if corr else None
+    return "   -  " if value is None else f"{value:+.3f}"
+
+
+def _print_table(result):
+    click.echo(f"benchmark {result['benchmark']}, scores from {result['cache']} "
+               f"(minibatch {result['minibatch'][0]} x {result['minibatch'][1]}, seed {result['seed']})")
+    click.echo("rank correlation with final test loss (tau = Kendall, rho = Spearman; negative = higher "
+               "score, lower loss)")
+    head = (f"{'metric':<21} {'n pop':>6} {'tau':>6} {'rho':>6} | {'n all':>6} {'tau':>6} {'rho':>6} | "
+            f"{'pub n':>5} {'tau':>6} {'rho':>6} | {'same n':>6} {'pub':>6} {'ours':>6} | {'ours~pub':>8}")
+    click.echo(head)
+    click.echo("-" * len(head))
+    for r in result["metrics"]:
+        pop, al = r["population"], r["all_scored"]
+        pub = r.get("published_csv")
+        same_p, same_o, vs = r.get("published_same_cells"), r.get("ours_same_cells"), r.get("ours_vs_published")
+        click.echo(f"{r['metric']:<21} {pop['n']:>6} {_fmt(pop)} {_fmt(pop, 'rho')} | {al['n']:>6} {_fmt(al)} "
+                   f"{_fmt(al, 'rho')} | {pub['n'] if pub else 0:>5} {_fmt(pub)} {_fmt(pub, 'rho')} | "
+                   f"{same_o['n'] if same_o else 0:>6} {_fmt(same_p)} {_fmt(same_o)} | {_fmt(vs, 'rho'):>8}")
+    paper = result["paper_text"]
+    click.echo(f"paper's text: |tau| {paper['hidden_covariance_l1_tau']} for hidden covariance (layer 1) on "
+               f"8,795 cells, at most {paper['other_metrics_tau_at_most']} for the older metrics.")
+    click.echo("pop = completed cells (OK, 50 epochs); pub = published RNN_results.csv on its own cells; "
+               "same = cells in both tables (pub and ours tau vs loss); ours~pub = Spearman rho between "
+               "our and the published values.")
+    click.echo(f"CPU seconds per cell (all metrics, one thread): {result['cpu_seconds_per_cell_all_metrics']:.2f}")
+    for kind, block in result.get("ablation", {}).items():
+        what = "weight seeds (minibatch fixed)" if kind == "weights" else "minibatches (weights fixed)"
+        click.echo(f"\nablation: {len(block['cells'])} cells x 10 {what}")
+        click.echo(f"{'metric':<21} {'within sd':>11} {'between sd':>11} {'ratio':>7} {'rank stab.':>10}")
+        for s in block["summary"]:
+            if s["within_sd"] is None:
+                click.echo(f"{s['metric']:<21} {'(undefined on some cells)':>42}")
+                continue
+            ratio = "-" if s["ratio"] is None else f"{s['ratio']:.3f}"
+            stab = "-" if s["rank_stability"] is None else f"{s['rank_stability']:+.3f}"
+            click.echo(f"{s['metric']:<21} {s['within_sd']:>11.4g} {s['between_sd']:>11.4g} {ratio:>7} {stab:>10}")
+        click.echo("within sd: spread over repeats of one cell (mean over cells); between sd: spread of the "
+                   "cells' means; rank stab.: mean Kendall tau between two repeats' orderings of the cells.")
+    click.echo(f"\ntook {result['seconds']} s")
+
+
+class _progress:
+    """A transient rich progress bar (nothing when printing JSON)."""
+
+    def __init__(self, label, quiet):
+        self.label, self.quiet, self.bar, self.task = label, quiet, None, None
+
+    def __enter__(self):
+        if not self.quiet:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                                transient=True)
+            self.bar.__enter__()
+        return self.update
+
+    def update(self, done, total):
+        if self.bar is None:
+            return
+        if self.task is None:
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+        return False
