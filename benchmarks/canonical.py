@@ -179,7 +179,7 @@ def _labelled_rows(g: _Graph, perm: tuple[int, ...]) -> tuple:
         parts = [digests[c] if c >= 0 else _LEAF_DIGESTS[c] for c in children[j]]
         if g.comm[j]:
             parts.sort()
-        digests.append(blake2b(b"%s|%d|%s" % (g.ops[j].encode(), outs[j], b",".join(parts)),
+        digests.append(blake2b(b"%s|%d|%s" % (_OP_BYTES[g.ops[j]], outs[j], b",".join(parts)),
                                digest_size=16).digest())
     colour, n_classes = _ranks(digests)
     if n_classes == n:
@@ -225,6 +225,7 @@ def _labelled_rows(g: _Graph, perm: tuple[int, ...]) -> tuple:
 
 
 _LEAF_DIGESTS = {code: b"L%d" % code for code in _LEAF_CODES.values()}   # up to h_prev_63
+_OP_BYTES = {op: op.encode() for op in OPS}
 
 
 def _serialize(g: _Graph, children, outs, colour) -> tuple:

@@ -13,13 +13,14 @@ Node count: only the nodes a recipe defines count towards `MAX_NODES` (24); the 
 its 4 inputs), so "at most 24 nodes" holds only with inputs not counted, and that matches the
 generator (`hidden states + intermediate vertices` = at most 3 + 21 node slots).
 """
+import heapq
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
-from collections.abc import Mapping
 from typing import NamedTuple
 
 from benchmarks.errors import UserError
@@ -46,6 +47,7 @@ _H_PREV = re.compile(r"h_prev_(\d+)")
 
 # rule id -> what it checks, in the order violations are reported.
 RULES = {
+    "format": "the recipe is not shaped like {node: {\"op\": ..., \"input\": [...]}} (or is unreadable)",
     "unknown_op": "a node's op is not one of the seven operations",
     "arity": "a node has the wrong number of inputs for its op",
     "reserved_name": "a node is named like an input (x, h_prev_i)",
@@ -78,8 +80,8 @@ class Violation(NamedTuple):
     message: str
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
+    """One node: its op and the names it reads, in order (immutable)."""
     op: str
     inputs: tuple[str, ...]
 
@@ -136,8 +138,6 @@ class Cell:
                 if i in self.nodes:
                     readers[i].append(name)
         position = {name: k for k, name in enumerate(self.nodes)}
-        import heapq
-
         ready = [(position[n], n) for n, count in pending.items() if count == 0]
         heapq.heapify(ready)
         order = []
@@ -209,7 +209,7 @@ def parse_cell(obj) -> Cell:
         return cell_from_recipe(_read_json_file(obj))
     if isinstance(obj, str):
         text = obj.strip()
-        if text.startswith("{"):
+        if text.startswith(("{", "[")):
             return cell_from_recipe(_loads(text, "recipe"))
         path = Path(text).expanduser()
         if text and path.is_file():
@@ -285,9 +285,13 @@ def reaching_outputs(cell: Cell) -> set[str]:
 def violations(cell, strict: bool = False) -> list[Violation]:
     """Every rule the cell breaks, as (rule, node, message), in RULES order; [] for a valid cell.
 
+    Never raises: input that cannot be read as a recipe gives one `format` violation.
     `strict=True` adds the generator-only rule `direct_hidden` (see `validate`).
     """
-    cell = parse_cell(cell)
+    try:
+        cell = parse_cell(cell)
+    except InvalidCellError as exc:
+        return [Violation("format", exc.node, str(exc))]
     found: list[Violation] = []
     add = lambda rule, node, msg: found.append(Violation(rule, node, msg))  # noqa: E731
     n_hidden = cell.n_hidden
@@ -368,7 +372,7 @@ def validate(cell, strict: bool = False) -> Cell:
     sanity check `direct_hidden` (no h_new_i with an h_prev_j among its inputs), which the
     hand-written GRU (recepie 1000002, `h_new_0 = blend(z, h_prev_0, h_tilde)`) breaks.
     """
-    cell = parse_cell(cell)
+    cell = parse_cell(cell)         # malformed input raises here, with rule "format"
     found = violations(cell, strict=strict)
     if found:
         first = found[0]
@@ -379,7 +383,4 @@ def validate(cell, strict: bool = False) -> Cell:
 
 def is_valid(cell, strict: bool = False) -> bool:
     """True if `validate` would accept the cell (malformed input counts as invalid)."""
-    try:
-        return not violations(cell, strict=strict)
-    except InvalidCellError:
-        return False
+    return not violations(cell, strict=strict)

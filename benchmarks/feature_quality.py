@@ -1,6 +1,7 @@
 """How informative a feature matrix is, as in section 4.1 of the NAS-Bench-NLP paper.
 
-On random 50/50 splits (one per seed), with XGBoost at its default settings:
+On random 50/50 splits (one per seed; stratified by status for the classifier), with XGBoost at
+its default settings:
 - `flawed_auc`: ROC AUC of a classifier of flawed architectures (status != 'OK');
 - `r2_all`: R^2 of a regressor of the final test log-perplexity of the OK architectures;
 - `r2_le6`: the same, fitted and scored only on OK architectures with final test log-perplexity <= 6.
@@ -31,6 +32,18 @@ def half_split(rows: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return shuffled[:half], shuffled[half:]
 
 
+def stratified_half_split(labels: np.ndarray, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices (train, test): each class of bool `labels` split in halves, so both sides hold both."""
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for value in (False, True):
+        rows = rng.permutation(np.flatnonzero(labels == value))
+        half = len(rows) // 2
+        train.append(rows[:half])
+        test.append(rows[half:])
+    return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))
+
+
 def _xgb(kind: str, seed: int, n_jobs: int):
     import xgboost
 
@@ -52,13 +65,15 @@ def quality_scores(matrix: np.ndarray, flawed: np.ndarray, final_test_loss: np.n
     if matrix.ndim != 2 or matrix.shape[0] != len(flawed) or len(final_test_loss) != len(flawed):
         raise UserError(f"feature matrix {matrix.shape} does not match {len(flawed)} architectures")
     scores = {}
-    train, test = half_split(np.arange(len(flawed)), seed)
-    if flawed[train].all() or not flawed[train].any() or flawed[test].all() or not flawed[test].any():
-        raise UserError("the classification split needs both flawed and OK architectures on each side")
+    if flawed.sum() < 2 or (~flawed).sum() < 2:
+        raise UserError("the flawed-architecture check needs at least 2 flawed and 2 OK architectures")
+    train, test = stratified_half_split(flawed, seed)
     model = _xgb("classifier", seed, n_jobs).fit(matrix[train], flawed[train])
     scores["flawed_auc"] = float(roc_auc_score(flawed[test], model.predict_proba(matrix[test])[:, 1]))
     ok = np.flatnonzero(~flawed & np.isfinite(final_test_loss))
     for name, rows in (("r2_all", ok), ("r2_le6", ok[final_test_loss[ok] <= LOW_LOSS_MAX])):
+        if len(rows) < 4:
+            raise UserError(f"the {name} check needs at least 4 OK architectures with a finite test loss")
         train, test = half_split(rows, seed)
         model = _xgb("regressor", seed, n_jobs).fit(matrix[train], final_test_loss[train])
         scores[name] = float(r2_score(final_test_loss[test], model.predict(matrix[test])))

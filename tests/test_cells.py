@@ -38,6 +38,7 @@ def four_states() -> dict:
 
 # rule -> (minimal cell breaking it, node the error must name or None)
 BAD = {
+    "format": ({"f": {"op": "linear"}, "h_new_0": op("activation_tanh", "f")}, "f"),
     "unknown_op": ({"f": lin("x", "h_prev_0"), "h_new_0": op("activation_relu", "f")}, "h_new_0"),
     "arity": ({"f": lin("x", "h_prev_0"), "h_new_0": op("blend", "f", "h_prev_0")}, "h_new_0"),
     "reserved_name": ({"f": lin("x", "h_prev_0"), "x": op("activation_tanh", "f"),
@@ -127,6 +128,7 @@ def test_parse_accepts_dict_json_path_and_cell(tmp_path):
 def test_malformed_recipes_raise_user_errors(bad):
     with pytest.raises(InvalidCellError):
         parse_cell(bad)
+    assert [v.rule for v in violations(bad)] == ["format"]
 
 
 def test_cell_is_immutable_and_hashable():

@@ -67,3 +67,33 @@ def test_user_mistakes_are_one_line_and_exit_2(args, message):
 
 def test_unknown_command_exits_2():
     assert run_cli("nosuchcommand").returncode == 2
+
+
+RENAMED_LSTM = {
+    "gate_in": {"op": "linear", "input": ["h_prev_0", "x"]}, "a1": {"op": "activation_tanh", "input": ["gate_in"]},
+    "gate_j": {"op": "linear", "input": ["x", "h_prev_0"]}, "a2": {"op": "activation_sigm", "input": ["gate_j"]},
+    "forget": {"op": "linear", "input": ["h_prev_0", "x"]}, "a3": {"op": "activation_sigm", "input": ["forget"]},
+    "out": {"op": "linear", "input": ["x", "h_prev_0"]}, "a4": {"op": "activation_tanh", "input": ["out"]},
+    "keep": {"op": "elementwise_prod", "input": ["h_prev_1", "a3"]},
+    "write": {"op": "elementwise_prod", "input": ["a1", "a2"]},
+    "h_new_1": {"op": "elementwise_sum", "input": ["write", "keep"]},
+    "squash": {"op": "activation_tanh", "input": ["h_new_1"]},
+    "h_new_0": {"op": "elementwise_prod", "input": ["a4", "squash"]},
+}
+
+
+def test_query_by_recipe_finds_a_renamed_lstm(ptb, tmp_path):
+    path = tmp_path / "lstm.json"
+    path.write_text(json.dumps(RENAMED_LSTM))
+    result = run_cli("query", "--recipe", str(path), "--epochs", "50", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["recepie_id"] == 1000001
+
+
+def test_query_by_recipe_valid_but_absent_exits_1_invalid_exits_2(ptb):
+    absent = dict(RENAMED_LSTM, a4={"op": "activation_leaky_relu", "input": ["out"]})
+    result = run_cli("query", "--recipe", json.dumps(absent))
+    assert result.returncode == 1 and "valid but not in benchmark 'ptb'" in result.stderr
+    broken = dict(RENAMED_LSTM, a4={"op": "activation_cube", "input": ["out"]})
+    result = run_cli("query", "--recipe", json.dumps(broken))
+    assert result.returncode == 2 and "activation_cube" in result.stderr and "Traceback" not in result.stderr

@@ -70,6 +70,9 @@ def print_record(record: dict, benchmark) -> None:
                            f"log-perplexity (perplexity {_fmt(r[f'best_{name}_perplexity'], '.1f')})")
     import json
 
+    if len(r.get("same_cell_ids", ())) > 1:
+        click.echo(f"same cell      trained {len(r['same_cell_ids'])} times in the benchmark, as ids "
+                   + ", ".join(map(str, r["same_cell_ids"])))
     click.echo("recipe         " + json.dumps(r["recipe"]))
 
 
@@ -94,9 +97,9 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
         raise UserError("give exactly one of --arch ID or --recipe FILE_OR_JSON")
     benchmark = load_benchmark(benchmark_name, data_dir)
     if recipe_text is not None:
-        from benchmarks.canonical import lookup_recipe
+        from benchmarks.canonical import lookup_all, lookup_recipe
 
-        _, found = lookup_recipe(benchmark, recipe_text)
+        cell, found = lookup_recipe(benchmark, recipe_text)
         if found is None:
             message = f"the cell is valid but not in benchmark '{benchmark.name}'"
             if as_json:
@@ -106,6 +109,8 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
             raise click.exceptions.Exit(1)
         arch_id = found
     record = architecture_record(benchmark, benchmark.search.index_of(arch_id), epochs)
+    if recipe_text is not None:
+        record["same_cell_ids"] = list(lookup_all(benchmark, cell))
     if as_json:
         echo_json(record)
     else:

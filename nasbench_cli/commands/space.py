@@ -113,13 +113,10 @@ def show(arch_id, recipe_text, lookup, benchmark_name, data_dir, as_json):
 @json_option
 def validate_cmd(recipe_text, strict, as_json):
     """Check a cell against the search-space rules. Exit 0 if valid, 2 if not (reasons printed)."""
-    from benchmarks.cells import InvalidCellError, parse_cell, violations
+    from benchmarks.cells import parse_cell, violations
 
-    try:
-        cell = parse_cell(recipe_text)
-        found = violations(cell, strict=strict)
-    except InvalidCellError as exc:   # malformed: not even shaped like a recipe
-        found, cell = [(exc.rule, exc.node, str(exc))], None
+    found = violations(recipe_text, strict=strict)
+    cell = None if found else parse_cell(recipe_text)
     if as_json:
         echo_json({"valid": not found,
                    "violations": [{"rule": r, "node": n, "message": m} for r, n, m in found]})
@@ -129,7 +126,7 @@ def validate_cmd(recipe_text, strict, as_json):
         for rule, _, message in found:
             click.echo(f"invalid ({rule}): {message}", err=True)
     if found:
-        sys.exit(2)     # SystemExit, not click's Exit: that one is returned, not raised, by main()
+        raise click.exceptions.Exit(2)
 
 
 @space.command()
@@ -208,17 +205,16 @@ def space_stats(benchmark) -> dict:
 
     search = benchmark.search
     counts = {rule: 0 for rule in RULES}
-    counts["format"] = 0
     ids_by_rule: dict[str, list] = {}
     valid = valid_strict = 0
     sizes, with_inputs, hidden = [], [], {}
     for rid, text in zip(search.ids, search.recipes):
         try:
             cell = parse_cell(text)
-            found = violations(cell, strict=True)
         except InvalidCellError:
-            cell, found = None, [("format", None, "")]
-        rules = {v[0] for v in found}
+            cell = None
+        found = violations(cell if cell is not None else text, strict=True)
+        rules = {v.rule for v in found}
         for rule in rules:
             counts[rule] += 1
             ids_by_rule.setdefault(rule, []).append(int(rid))

@@ -1,0 +1,95 @@
+"""`features(benchmark, kind)`: shipped alignment, g2v cache round trip and repair, CLI."""
+import csv
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from benchmarks import features as feats
+from benchmarks.errors import UserError
+from benchmarks.graph2vec import ALGORITHM_VERSION
+from benchmarks.features import FEATURE_KINDS, feature_cache_info, features, g2v_cache_path, g2v_features
+
+
+def _subset(ptb, n=200, name="ptb-subset"):
+    """A benchmark-like object holding the first `n` PTB cells (a g2v build takes well under a second)."""
+    search = SimpleNamespace(name=name, n=n, ids=ptb.search.ids[:n], recipes=ptb.search.recipes[:n],
+                             shipped_features=None)
+    return SimpleNamespace(name=name, search=search, checksum=f"subset{n}" + ptb.checksum,
+                           cache_path=ptb.cache_path)
+
+
+def test_shipped_features_align_with_csv_rows(ptb, data_dir):
+    matrix = features(ptb, "shipped-10d")
+    assert matrix.shape == (ptb.search.n, 10) and matrix.dtype == np.float64
+    with open(data_dir / "data" / "doc2vec_features_lowdim.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    picked = rows[:3] + rows[len(rows) // 2:len(rows) // 2 + 2] + rows[-3:]
+    picked += [r for r in rows if r["recepie_id"] in ("1000000", "1000001", "1000002")]
+    assert len(picked) == 11
+    for row in picked:
+        expected = [float(row[f"v{i:02d}"]) for i in range(10)]
+        np.testing.assert_allclose(matrix[ptb.search.index_of(int(row["recepie_id"]))], expected, rtol=1e-6)
+
+
+def test_wt2_has_no_shipped_features_and_unknown_kind_fails(wt2, ptb):
+    with pytest.raises(UserError, match="no shipped features"):
+        features(wt2, "shipped-10d")
+    with pytest.raises(UserError, match="unknown feature kind"):
+        features(ptb, "g2v-7d")
+    assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d"}
+
+
+def test_g2v_cache_round_trip(ptb, monkeypatch):
+    bench = _subset(ptb)
+    path = g2v_cache_path(bench, 10)
+    assert not path.exists()
+    built = g2v_features(bench, 10)
+    assert path.exists() and built.shape == (200, 10) and not built.flags.writeable
+    assert feature_cache_info(bench)["kinds"]["g2v-10d"]["cached"] is True
+    assert feature_cache_info(bench)["kinds"]["g2v-50d"]["cached"] is False
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("should have been read from the cache")
+
+    monkeypatch.setattr("benchmarks.graph2vec.build_graph2vec", no_build)
+    feats._MEMO.clear()
+    np.testing.assert_array_equal(g2v_features(bench, 10), built)
+    assert g2v_features(bench, 10) is g2v_features(bench, 10)        # memoised within the process
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-shape"])
+def test_corrupt_g2v_cache_is_rebuilt(ptb, damage):
+    bench = _subset(ptb, n=150, name=f"ptb-{damage}")
+    good = np.array(g2v_features(bench, 10))
+    path = g2v_cache_path(bench, 10)
+    if damage == "garbage":
+        path.write_bytes(b"not an npz file at all")
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:300])
+    else:
+        np.savez(path, features=np.zeros((3, 10)), ids=np.arange(3), version=np.array(ALGORITHM_VERSION))
+    assert feature_cache_info(bench)["kinds"]["g2v-10d"]["corrupt"] is True
+    np.testing.assert_array_equal(g2v_features(bench, 10), good)
+    assert feature_cache_info(bench)["kinds"]["g2v-10d"]["cached"] is True
+
+
+def test_cli_build_info_and_analyze_on_wt2():
+    from nasbench_cli.main import group
+
+    runner = CliRunner()
+    result = runner.invoke(group, ["features", "build", "--benchmark", "wt2", "--dims", "10", "--json"])
+    assert result.exit_code == 0, result.output
+    built = json.loads(result.output)["features"][0]
+    assert built["shape"] == [344, 10] and built["time_s"] >= 0
+    info = json.loads(runner.invoke(group, ["features", "info", "--benchmark", "wt2", "--json"]).output)
+    assert info["kinds"]["g2v-10d"]["cached"] and not info["kinds"]["shipped-10d"]["available"]
+    result = runner.invoke(group, ["analyze", "features", "--benchmark", "wt2", "--kinds", "g2v-10d",
+                                   "--seeds", "0,1", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)["kinds"]["g2v-10d"]
+    assert 0.0 <= report["flawed_auc"]["mean"] <= 1.0 and len(report["r2_all"]["values"]) == 2
+    bad = runner.invoke(group, ["features", "build", "--dims", "ten"])
+    assert bad.exit_code == 2
