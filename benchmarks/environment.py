@@ -142,6 +142,16 @@ class Environment:
                            self.search.val_loss[arch, start:reached], self.search.train_loss[arch, start:reached],
                            status, cost, self.time_s)
 
+    def spend(self, cost_s: float) -> None:
+        """Charge `cost_s` simulated seconds of work that is not training (e.g. scoring a cell with a
+        training-free metric); BudgetExhausted, with nothing charged, if it would end after the budget.
+        It adds no trajectory point: the next `train` call's time includes it."""
+        if not cost_s >= 0:
+            raise ValueError(f"cost_s must be >= 0, got {cost_s}")
+        if self.time_s + cost_s > self.budget_s:
+            raise BudgetExhausted(f"{cost_s:.0f} s of work does not fit in the {self.remaining_s:.0f} s left")
+        self.time_s += cost_s
+
     def train_id(self, recepie_id: int, epochs: int) -> Observation:
         """`train` addressed by recepie_id."""
         return self.train(self.search.index_of(recepie_id), epochs)

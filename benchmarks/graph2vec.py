@@ -9,6 +9,7 @@ fixed seed and a deterministic word hash, so the vectors do not depend on PYTHON
 """
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import re
@@ -22,6 +23,8 @@ from benchmarks.errors import UserError
 ALGORITHM_VERSION = "g2v-1"
 WL_ITERATIONS = 3
 DEFAULT_EPOCHS = 60
+PATH_MAX_EDGES = 8          # longest input-to-output path turned into a word
+PATH_MAX_WORDS = 4096       # bound on path words per cell (the count can grow exponentially)
 ORDERED_OPS = frozenset({"blend"})  # ops whose input order matters: blend(z, a, b) = z*a + (1-z)*b
 
 _H_PREV = re.compile(r"^h_prev_(\d+)$")
@@ -74,10 +77,34 @@ def initial_labels(cell: dict) -> tuple[dict[str, str], dict[str, list[str]]]:
     return labels, inputs
 
 
-def cell_document(recipe: str | dict, iterations: int = WL_ITERATIONS) -> list[str]:
-    """The WL words of one cell: every node's label at iterations 0..`iterations` (sorted).
+def path_words(labels: dict[str, str], succ: dict[str, list[str]], max_edges: int = PATH_MAX_EDGES) -> list[str]:
+    """One word per path from a cell input (`x`, `h_prev_i`) to an output `h_new_i` of at most
+    `max_edges` edges: the initial labels along it, e.g. "p:h_prev_0>linear>h_new_0:activation_tanh".
 
-    Invariant to renaming the cell's internal nodes; words are prefixed by their iteration.
+    These carry what WL's local neighbourhoods miss: whether the recurrence h_prev -> h_new is squashed.
+    """
+    words: list[str] = []
+
+    def walk(node: str, seq: list[str]) -> None:
+        if len(words) >= PATH_MAX_WORDS:
+            return
+        if _H_NEW.match(node) and len(seq) > 1:
+            words.append("p:" + ">".join(seq))
+        if len(seq) > max_edges:
+            return
+        for nxt in succ.get(node, ()):
+            walk(nxt, seq + [labels[nxt]])
+
+    for source in sorted(n for n in labels if n == "x" or _H_PREV.match(n)):
+        walk(source, [labels[source]])
+    return words
+
+
+def cell_document(recipe: str | dict, iterations: int = WL_ITERATIONS, paths: bool = True) -> list[str]:
+    """The words of one cell, sorted: every node's WL label at iterations 0..`iterations`
+    (prefixed by the iteration) and, if `paths`, its input-to-output path words.
+
+    Invariant to renaming the cell's internal nodes.
     """
     cell = _as_cell(recipe)
     labels, inputs = initial_labels(cell)
@@ -87,6 +114,8 @@ def cell_document(recipe: str | dict, iterations: int = WL_ITERATIONS) -> list[s
         for src in srcs:
             succ[src].append(dst)
     words = [f"0_{lab}" for lab in labels.values()]
+    if paths:
+        words.extend(path_words(labels, succ))
     for it in range(1, iterations + 1):
         new = {}
         for node, lab in labels.items():
@@ -103,7 +132,7 @@ def cell_document(recipe: str | dict, iterations: int = WL_ITERATIONS) -> list[s
 
 
 def build_graph2vec(recipes: list[str], dims: int, seed: int = 0, epochs: int = DEFAULT_EPOCHS,
-                    iterations: int = WL_ITERATIONS,
+                    iterations: int = WL_ITERATIONS, paths: bool = True,
                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """PV-DBOW graph2vec vectors of `recipes`: float64 [n, dims], row i for recipes[i].
 
@@ -119,7 +148,12 @@ def build_graph2vec(recipes: list[str], dims: int, seed: int = 0, epochs: int = 
     from gensim.models.callbacks import CallbackAny2Vec
     from gensim.models.doc2vec import Doc2Vec, TaggedDocument
 
-    docs = [TaggedDocument(cell_document(r, iterations), [i]) for i, r in enumerate(recipes)]
+    words = [cell_document(r, iterations, paths) for r in recipes]
+    counts = collections.Counter(w for doc in words for w in doc)
+    min_count = 2 if any(c >= 2 for c in counts.values()) else 1   # words seen once carry no shared signal
+    # a seeded order, so that no property correlated with row order (ids) leaks into the vectors
+    order = np.random.default_rng(seed).permutation(len(words))
+    docs = [TaggedDocument(words[i], [int(i)]) for i in order]
     callbacks: Iterable = ()
     if progress is not None:
         class _Progress(CallbackAny2Vec):
@@ -131,8 +165,8 @@ def build_graph2vec(recipes: list[str], dims: int, seed: int = 0, epochs: int = 
                 progress(self.done, epochs)
 
         callbacks = [_Progress()]
-    model = Doc2Vec(vector_size=dims, dm=0, min_count=1, sample=0, negative=5, window=5,
+    model = Doc2Vec(vector_size=dims, dm=0, min_count=min_count, sample=0, negative=5,
                     workers=1, seed=seed, epochs=epochs, hashfxn=stable_hash)
     model.build_vocab(docs)
     model.train(docs, total_examples=len(docs), epochs=epochs, callbacks=list(callbacks))
-    return np.asarray([model.dv[i] for i in range(len(docs))], dtype=np.float64)
+    return np.asarray(model.dv.vectors[[model.dv.get_index(i) for i in range(len(docs))]], dtype=np.float64)

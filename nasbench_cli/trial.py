@@ -1,7 +1,6 @@
 """Run one trial of one algorithm on one benchmark and return its self-describing result record."""
 import hashlib
 import json
-import math
 import time
 
 import numpy as np
@@ -37,6 +36,14 @@ def load_features(benchmark, kind: str | None):
     return features(benchmark, kind)
 
 
+def load_scores(benchmark, metric: str | None):
+    if metric is None:
+        return None
+    from benchmarks.proxies import load_scores as cached_scores
+
+    return cached_scores(benchmark, metric)
+
+
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
               overrides: dict | None = None, data_dir=None) -> dict:
     """Run trial `trial` (seeded with `seed`) and return the result record (JSON-ready)."""
@@ -49,11 +56,13 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
     benchmark = load_benchmark(benchmark_name, data_dir)
     algorithm = make_algorithm(algo, overrides)
     feats = load_features(benchmark, algorithm.feature_kind)
+    scores = load_scores(benchmark, algorithm.score_metric)
     env = Environment(benchmark.search, budget_s)
     started = time.process_time()
     wall_started = time.perf_counter()
     try:
-        algorithm.run(SearchInputs(env=env, rng=np.random.default_rng(seed), seed=seed, features=feats))
+        algorithm.run(SearchInputs(env=env, rng=np.random.default_rng(seed), seed=seed, features=feats,
+                                     scores=scores))
     except BudgetExhausted:
         pass
     compute_s = time.process_time() - started
@@ -79,7 +88,3 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
         "wall_s": time.perf_counter() - wall_started,
         "trajectory": traj,
     }
-
-
-def finite_or_none(value):
-    return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else value

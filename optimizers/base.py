@@ -22,6 +22,7 @@ class SearchInputs:
     rng: np.random.Generator          # seeded from the trial's seed
     seed: int                         # the trial's seed, for libraries that take an int
     features: np.ndarray | None       # [n_arch, d] rows aligned with env.search, or None
+    scores: np.ndarray | None = None  # [n_arch] cached training-free scores (NaN: unscored), or None
 
 
 class Algorithm:
@@ -40,6 +41,11 @@ class Algorithm:
     def feature_kind(self) -> str | None:
         """The feature kind this algorithm reads (`settings.features`), or None."""
         return getattr(self.settings, "features", None)
+
+    @property
+    def score_metric(self) -> str | None:
+        """The training-free metric this algorithm reads (`settings.metric`), or None."""
+        return getattr(self.settings, "metric", None)
 
     def run(self, inputs: SearchInputs) -> None:
         raise NotImplementedError

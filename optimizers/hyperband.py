@@ -79,19 +79,19 @@ class Hyperband(Algorithm):
                                 f"got '{self.promote}'")
             bracket_schedule(self.max_epochs, self.eta, self.bracket_budget_epochs)   # validates the rest
 
+    def config_source(self, inputs: SearchInputs):
+        """Where new architectures come from: `take(n) -> rows` (override to filter candidates)."""
+        return permutation_source(inputs)
+
     def run(self, inputs: SearchInputs) -> None:
         settings = self.settings
         worst = settings.promote == "worst"
         brackets = bracket_schedule(settings.max_epochs, settings.eta, settings.bracket_budget_epochs)
-        env = inputs.env
-        train = env.train
-        order = inputs.rng.permutation(env.search.n).tolist()
-        drawn = 0
-        while drawn < len(order):
+        train = inputs.env.train
+        new_configs = self.config_source(inputs)
+        while True:
             for rungs in brackets:
-                n = rungs[0].n_configs
-                configs = order[drawn:drawn + n]
-                drawn += len(configs)
+                configs = new_configs(rungs[0].n_configs)
                 if not configs:
                     return
                 for rung in rungs:
@@ -103,6 +103,20 @@ class Hyperband(Algorithm):
                     configs = _promote(configs, losses, rung.keep, worst)
                     if not configs:
                         break
+
+
+def permutation_source(inputs: SearchInputs):
+    """`take(n)`: the next n rows of one random permutation of the benchmark (no replacement)."""
+    order = inputs.rng.permutation(inputs.env.search.n).tolist()
+    position = 0
+
+    def take(n: int) -> list:
+        nonlocal position
+        chunk = order[position:position + n]
+        position += len(chunk)
+        return chunk
+
+    return take
 
 
 def _promote(configs: list, losses: list, keep: int, worst: bool) -> list:

@@ -18,6 +18,8 @@ ALGORITHMS = {
     "re": ("regularized evolution in 10-d graph2vec space, population 20, tournament 10", "optimizers.evolution:RegularizedEvolution"),
     "tpe": ("hyperopt TPE over the box of 50-d graph2vec features, snapped to architectures", "optimizers.tpe:TPE"),
     "smac": ("SMAC3 (HPO facade) over the box of 10-d graph2vec features, snapped to architectures", "optimizers.smac_search:SMAC"),
+    "prs": ("proxy-guided random search: best of 10 by hidden covariance, trained 50 epochs", "optimizers.proxy_random_search:ProxyRandomSearch"),
+    "phb": ("proxy-guided Hyperband: new architectures are the best by hidden covariance of 3x as many", "optimizers.proxy_hyperband:ProxyHyperband"),
 }
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
 
@@ -29,12 +31,14 @@ def available() -> list[str]:
 
 
 def parse_algo_list(text: str) -> list[str]:
-    """'all' or a comma list of names -> list of names; UserError for an unknown one."""
-    names = available() if text.strip() == "all" else [t.strip() for t in text.split(",") if t.strip()]
+    """'all' (the paper's eight), 'proxy' (the proxy-guided ones) or a comma list of names -> names;
+    UserError for an unknown one."""
+    groups = {"all": list(PAPER_ALGORITHMS), "proxy": [n for n in ALGORITHMS if n not in PAPER_ALGORITHMS]}
+    names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
     unknown = [n for n in names if n not in ALGORITHMS or n not in available()]
     if unknown or not names:
         raise UserError(f"unknown algorithm {', '.join(unknown) or repr(text)}; choose from: "
-                        f"{', '.join(available())} or 'all' (see `nasbench list`)")
+                        f"{', '.join(available())}, 'all' (the paper's eight) or 'proxy' (see `nasbench list`)")
     return list(dict.fromkeys(names))
 
 

@@ -7,13 +7,21 @@ as in the release) and trained `epochs` epochs; the objective is its validation 
 an architecture trained before scores its known objective again and trains nothing, as in the
 release's environment (a cached model costs no time).
 
-hyperopt's `fmin` drives the loop with the release's settings: `tpe.suggest` defaults (20 random
-startup trials, 24 EI candidates, gamma 0.25) and `max_queue_len=20` (`queue_len`): proposals are
-made in batches of up to 20 from the same history, the pending ones counting as bad points, then
-evaluated in order. The environment's `BudgetExhausted` propagates out of `fmin` (hyperopt re-raises
-objective exceptions unless told to catch them); the trajectory is what the environment recorded.
-`max_repeats` consecutive proposals that train nothing new end the trial (the budget cannot run out
-otherwise).
+The release ran `fmin(..., algo=tpe.suggest, max_queue_len=20)`: `tpe.suggest` defaults (20 random
+startup trials, 24 EI candidates, gamma 0.25, prior weight 1, linear forgetting 25) and proposals
+made in batches of up to 20 (`queue_len`) from the same history, the pending ones counting as
+losses of +inf, then evaluated in order.
+
+Two engines give the same proposals, bit for bit, for the same seed (tests/test_tpe.py checks it):
+- `engine="hyperopt"` runs hyperopt's `fmin` itself (the environment's `BudgetExhausted` propagates
+  out of it: hyperopt re-raises objective exceptions unless told to catch them). Its pyll graph
+  machinery costs 0.1-0.3 s per proposal in 50-d, minutes per 1000-hour trial.
+- `engine="fast"` (default) replays `fmin`'s loop and `tpe.suggest`'s arithmetic directly: the same
+  random draws in the same order (per-dimension draws go in reverse lexicographic order of the labels,
+  as pyll evaluates them), the Parzen estimators and log-densities vectorised across dimensions.
+
+`max_repeats` proposals in a row that train nothing new end the trial (otherwise, with every
+proposal landing on known architectures, the budget could never run out).
 """
 import logging
 import math
@@ -21,14 +29,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import erf
 
 from benchmarks.errors import UserError
 from optimizers.base import Algorithm, SearchInputs
 from optimizers.snapping import nearest_by_cosine, unit_rows
 
+EPS = 1e-12                  # hyperopt.tpe.EPS
+LINEAR_FORGETTING = 25       # hyperopt.tpe.DEFAULT_LF
+PRIOR_WEIGHT = 1.0           # hyperopt.tpe._default_prior_weight
+SEED_BOUND = 2**31 - 1       # fmin draws each suggest call's seed as rstate.integers(2**31 - 1)
+
 
 class SpaceUsedUp(Exception):
-    """Raised inside the objective to leave `fmin` when proposals stop reaching new architectures."""
+    """Raised inside the objective to leave the loop when proposals stop reaching new architectures."""
 
 
 class TPE(Algorithm):
@@ -40,35 +54,31 @@ class TPE(Algorithm):
         features: str = "g2v-50d"       # our 50-d graph2vec (the paper's 50-d file is not released)
         epochs: int = 50                # epochs each architecture is trained to
         penalty: float = 10.0           # objective of a diverged architecture (log-perplexity units)
-        queue_len: int = 20             # hyperopt max_queue_len: proposals per batch (release: 20)
+        queue_len: int = 20             # fmin max_queue_len: proposals per batch (release: 20)
         n_startup_jobs: int = 20        # tpe.suggest default: random proposals before the model
         n_ei_candidates: int = 24       # tpe.suggest default: candidates scored per proposal
-        gamma: float = 0.25             # tpe.suggest default: quantile of "good" observations
+        gamma: float = 0.25             # tpe.suggest default: good fraction is gamma * sqrt(n)
         max_repeats: int = 2000         # proposals in a row that train nothing new: stop
+        engine: str = "fast"            # "fast" (same proposals, vectorised) or "hyperopt" (fmin)
 
     def run(self, inputs: SearchInputs) -> None:
-        from functools import partial
-
-        from hyperopt import Trials, fmin, hp, tpe
-
         settings = self.settings
         env, features = inputs.env, inputs.features
         n = env.search.n
         _check(settings, features, n)
         epochs = int(settings.epochs)
         unit_rows(features)                     # normalise once, before the loop
-        low, high = features.min(axis=0), features.max(axis=0)
-        labels = [f"component_{i}" for i in range(features.shape[1])]
-        space = {label: hp.uniform(label, float(lo), float(hi)) for label, lo, hi in zip(labels, low, high)}
+        low, high = features.min(axis=0).astype(float), features.max(axis=0).astype(float)
         objective_of: dict[int, float] = {}
-        # Kept for inspection (tests): every proposal's snapped row, in order.
+        # Kept for inspection (tests): every proposal's vector and snapped row, in order.
+        self.vectors: list[np.ndarray] = []
         self.proposals: list[int] = []
         repeats = 0
 
-        def objective(point: dict) -> float:
+        def objective(vector: np.ndarray) -> float:
             nonlocal repeats
-            vector = np.array([point[label] for label in labels])
             row = nearest_by_cosine(features, vector)
+            self.vectors.append(vector)
             self.proposals.append(row)
             if row in objective_of:
                 repeats += 1
@@ -82,15 +92,36 @@ class TPE(Algorithm):
             objective_of[row] = loss if ok else float(settings.penalty)
             return objective_of[row]
 
-        algo = partial(tpe.suggest, n_startup_jobs=settings.n_startup_jobs,
-                       n_EI_candidates=settings.n_ei_candidates, gamma=settings.gamma)
-        with _quiet("hyperopt"):
-            try:
-                fmin(objective, space, algo=algo, max_evals=2**62, trials=Trials(), rstate=inputs.rng,
-                     max_queue_len=settings.queue_len, show_progressbar=False, verbose=False,
-                     catch_eval_exceptions=False, return_argmin=False)
-            except SpaceUsedUp:
-                return
+        try:
+            if settings.engine == "hyperopt":
+                _run_fmin(objective, low, high, settings, inputs.rng)
+            else:
+                _run_fast(objective, low, high, settings, inputs.rng)
+        except SpaceUsedUp:
+            return
+
+
+# -- engine "hyperopt": fmin itself ---------------------------------------------------------------
+
+def labels(d: int) -> list[str]:
+    """Hyperparameter labels; zero-padded so that lexicographic order is numeric order."""
+    width = len(str(d - 1))
+    return [f"component_{i:0{width}d}" for i in range(d)]
+
+
+def _run_fmin(objective, low, high, settings, rstate) -> None:
+    from functools import partial
+
+    from hyperopt import Trials, fmin, hp, tpe
+
+    names = labels(len(low))
+    space = {name: hp.uniform(name, float(lo), float(hi)) for name, lo, hi in zip(names, low, high)}
+    algo = partial(tpe.suggest, n_startup_jobs=settings.n_startup_jobs,
+                   n_EI_candidates=settings.n_ei_candidates, gamma=settings.gamma)
+    with _quiet("hyperopt"):
+        fmin(lambda point: objective(np.array([point[name] for name in names], dtype=float)), space,
+             algo=algo, max_evals=2**62, trials=Trials(), rstate=rstate, max_queue_len=settings.queue_len,
+             show_progressbar=False, verbose=False, catch_eval_exceptions=False, return_argmin=False)
 
 
 @contextmanager
@@ -105,8 +136,133 @@ def _quiet(name: str):
         logger.setLevel(level)
 
 
+# -- engine "fast": fmin's serial loop and tpe.suggest without the pyll graph ---------------------
+
+def _run_fast(objective, low, high, settings, rstate) -> None:
+    """fmin(max_queue_len=queue_len) with tpe.suggest: fill the queue, evaluate it in order, repeat."""
+    d = len(low)
+    order = draw_order(d)
+    vectors: list[np.ndarray] = []
+    losses: list[float] = []
+    while True:
+        queue: list[np.ndarray] = []
+        while len(queue) < settings.queue_len:
+            seed = rstate.integers(SEED_BOUND)
+            if len(vectors) + len(queue) < settings.n_startup_jobs:   # rand.suggest: a whole batch
+                rng = np.random.default_rng(seed)
+                for _ in range(settings.queue_len - len(queue)):
+                    vector = np.empty(d)
+                    for j in order:
+                        vector[j] = rng.uniform(low[j], high[j], size=(1,))[0]
+                    queue.append(vector)
+            else:                                                       # tpe.suggest: one point
+                history = np.array(vectors + queue)
+                pending = losses + [math.inf] * len(queue)
+                queue.append(suggest(history, pending, low, high, settings, np.random.default_rng(seed), order))
+        for vector in queue:
+            losses.append(float(objective(vector)))
+            vectors.append(vector)
+
+
+def draw_order(d: int) -> list[int]:
+    """Order in which hyperopt draws the dimensions: reverse lexicographic order of the labels."""
+    names = labels(d)
+    return sorted(range(d), key=names.__getitem__, reverse=True)
+
+
+def suggest(history: np.ndarray, losses: list, low, high, settings, rng, order) -> np.ndarray:
+    """One tpe.suggest proposal from `history` [m, d] and `losses` [m] (+inf for pending)."""
+    m = len(losses)
+    n_below = min(int(np.ceil(settings.gamma * np.sqrt(m))), LINEAR_FORGETTING)
+    below_rows = np.zeros(m, dtype=bool)
+    below_rows[np.argsort(np.asarray(losses))[:n_below]] = True
+    prior_mu = 0.5 * (high + low)
+    prior_sigma = 1.0 * (high - low)
+    below = parzen(history[below_rows].T, prior_mu, prior_sigma)
+    above = parzen(history[~below_rows].T, prior_mu, prior_sigma)
+    n = settings.n_ei_candidates
+    samples = np.empty((len(low), n))
+    for j in order:
+        samples[j] = gmm_sample(below[0][j], below[1][j], below[2][j], float(low[j]), float(high[j]), n, rng)
+    score = gmm_lpdf(samples, *below, low, high) - gmm_lpdf(samples, *above, low, high)
+    return samples[np.arange(len(low)), np.argmax(score, axis=1)]
+
+
+def parzen(obs: np.ndarray, prior_mu, prior_sigma):
+    """hyperopt.tpe.adaptive_parzen_normal for every dimension at once.
+
+    `obs` [d, k] observed values per dimension (trial order); returns weights, mus, sigmas [d, k + 1]."""
+    from hyperopt.tpe import adaptive_parzen_normal
+
+    d, k = obs.shape
+    if k < 2:        # hyperopt's special cases: per dimension
+        parts = [adaptive_parzen_normal(obs[j], PRIOR_WEIGHT, prior_mu[j], prior_sigma[j]) for j in range(d)]
+        return tuple(np.array([part[i] for part in parts]) for i in range(3))
+    order = np.argsort(obs, axis=1)
+    ranked = np.take_along_axis(obs, order, axis=1)
+    prior_pos = (ranked < prior_mu[:, None]).sum(axis=1)            # np.searchsorted, side="left"
+    slot = np.arange(k + 1)[None, :]
+    is_prior = slot == prior_pos[:, None]
+    source = np.clip(slot - (slot > prior_pos[:, None]), 0, k - 1)
+    mus = np.where(is_prior, prior_mu[:, None], np.take_along_axis(ranked, source, axis=1))
+    sigma = np.zeros_like(mus)
+    sigma[:, 1:-1] = np.maximum(mus[:, 1:-1] - mus[:, 0:-2], mus[:, 2:] - mus[:, 1:-1])
+    sigma[:, 0] = mus[:, 1] - mus[:, 0]
+    sigma[:, -1] = mus[:, -1] - mus[:, -2]
+    if LINEAR_FORGETTING < k:
+        ramp = np.concatenate([np.linspace(1 / k, 1.0, num=k - LINEAR_FORGETTING), np.ones(LINEAR_FORGETTING)])
+        weights = np.where(is_prior, PRIOR_WEIGHT, np.take_along_axis(ramp[order], source, axis=1))
+    else:
+        weights = np.where(is_prior, PRIOR_WEIGHT, 1.0)
+    max_sigma = prior_sigma
+    min_sigma = prior_sigma / min(100.0, (1.0 + (k + 1)))
+    sigma = np.clip(sigma, min_sigma[:, None], max_sigma[:, None])
+    sigma = np.where(is_prior, prior_sigma[:, None], sigma)
+    weights = weights / weights.sum(axis=1, keepdims=True)
+    return weights, mus, sigma
+
+
+def gmm_sample(weights, mus, sigmas, low: float, high: float, n: int, rng) -> np.ndarray:
+    """hyperopt.tpe.GMM1 with bounds: `n` draws by rejection, one component at a time."""
+    samples = []
+    multinomial, normal = rng.multinomial, rng.normal
+    mus, sigmas = mus.tolist(), sigmas.tolist()
+    while len(samples) < n:
+        active = multinomial(1, weights).argmax()
+        draw = normal(mus[active], sigmas[active])
+        if low <= draw < high:
+            samples.append(draw)
+    return np.asarray(samples)
+
+
+def _normal_cdf(x, mu, sigma):
+    z = (x - mu) / np.maximum(np.sqrt(2) * sigma, EPS)
+    return 0.5 * (1 + erf(z))
+
+
+def gmm_lpdf(samples, weights, mus, sigmas, low, high) -> np.ndarray:
+    """hyperopt.tpe.GMM1_lpdf (bounded, unquantised) for every dimension: [d, n] log-densities.
+
+    The same operations in the same order as hyperopt's, in place on one [d, n, components] buffer."""
+    low, high = low[:, None], high[:, None]
+    p_accept = np.sum(weights * (_normal_cdf(high, mus, sigmas) - _normal_cdf(low, mus, sigmas)), axis=1)
+    z = np.sqrt(2 * np.pi * sigmas**2)
+    log_coef = np.log(weights / z / p_accept[:, None])
+    x = np.subtract(samples[:, :, None], mus[:, None, :])        # dist
+    x /= np.maximum(sigmas, EPS)[:, None, :]
+    np.square(x, out=x)                                          # mahal
+    x *= -0.5
+    x += log_coef[:, None, :]
+    top = x.max(axis=2)                                          # logsum_rows
+    x -= top[:, :, None]
+    np.exp(x, out=x)
+    return np.log(x.sum(axis=2)) + top
+
+
 def _check(settings, features, n: int) -> None:
     if features is None or features.shape[0] != n:
         raise UserError("tpe needs a feature matrix with one row per architecture (setting 'features')")
-    if settings.queue_len < 1 or settings.max_repeats < 1:
-        raise UserError("tpe needs queue_len >= 1 and max_repeats >= 1")
+    if settings.queue_len < 1 or settings.max_repeats < 1 or settings.n_ei_candidates < 1:
+        raise UserError("tpe needs queue_len, n_ei_candidates and max_repeats >= 1")
+    if settings.engine not in ("fast", "hyperopt"):
+        raise UserError(f"tpe engine must be 'fast' or 'hyperopt', got '{settings.engine}'")

@@ -13,7 +13,7 @@ from benchmarks.graph2vec import ALGORITHM_VERSION
 from benchmarks.features import FEATURE_KINDS, feature_cache_info, features, g2v_cache_path, g2v_features
 
 
-def _subset(ptb, n=200, name="ptb-subset"):
+def _subset(ptb, n=100, name="ptb-subset"):
     """A benchmark-like object holding the first `n` PTB cells (a g2v build takes well under a second)."""
     search = SimpleNamespace(name=name, n=n, ids=ptb.search.ids[:n], recipes=ptb.search.recipes[:n],
                              shipped_features=None)
@@ -47,7 +47,7 @@ def test_g2v_cache_round_trip(ptb, monkeypatch):
     path = g2v_cache_path(bench, 10)
     assert not path.exists()
     built = g2v_features(bench, 10)
-    assert path.exists() and built.shape == (200, 10) and not built.flags.writeable
+    assert path.exists() and built.shape == (100, 10) and not built.flags.writeable
     assert feature_cache_info(bench)["kinds"]["g2v-10d"]["cached"] is True
     assert feature_cache_info(bench)["kinds"]["g2v-50d"]["cached"] is False
 
@@ -62,7 +62,7 @@ def test_g2v_cache_round_trip(ptb, monkeypatch):
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "wrong-shape"])
 def test_corrupt_g2v_cache_is_rebuilt(ptb, damage):
-    bench = _subset(ptb, n=150, name=f"ptb-{damage}")
+    bench = _subset(ptb, n=60, name=f"ptb-{damage}")
     good = np.array(g2v_features(bench, 10))
     path = g2v_cache_path(bench, 10)
     if damage == "garbage":

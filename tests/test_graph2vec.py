@@ -14,7 +14,7 @@ from benchmarks.errors import UserError
 from benchmarks.graph2vec import ORDERED_OPS, build_graph2vec, cell_document
 
 REPO = Path(__file__).resolve().parent.parent
-SUBSET = 300          # cells embedded per determinism test (the full set takes a minute or more)
+SUBSET = 200          # cells embedded per determinism test (the full set takes a minute or more)
 
 
 def _rename(cell: dict, rng: np.random.Generator) -> dict:
@@ -62,28 +62,25 @@ def test_document_sees_ops_outputs_and_blend_order(ptb):
 
 def test_same_seed_same_vectors_other_seed_differs(ptb):
     recipes = ptb.search.recipes[:SUBSET]
-    first = build_graph2vec(recipes, 10, seed=3, epochs=20)
-    again = build_graph2vec(recipes, 10, seed=3, epochs=20)
-    other = build_graph2vec(recipes, 10, seed=4, epochs=20)
+    first = build_graph2vec(recipes, 10, seed=3, epochs=10)
+    again = build_graph2vec(recipes, 10, seed=3, epochs=10)
+    other = build_graph2vec(recipes, 10, seed=4, epochs=10)
     assert first.shape == (SUBSET, 10) and first.dtype == np.float64 and np.isfinite(first).all()
     np.testing.assert_array_equal(first, again)
     assert not np.allclose(first, other)
 
 
 def test_vectors_do_not_depend_on_pythonhashseed(ptb, tmp_path):
-    recipes = ptb.search.recipes[:120]
+    recipes = ptb.search.recipes[:80]
     (tmp_path / "recipes.json").write_text(json.dumps(recipes))
     script = ("import json, sys, numpy as np; from benchmarks.graph2vec import build_graph2vec; "
-              "r = json.load(open(sys.argv[1])); np.save(sys.argv[2], build_graph2vec(r, 8, seed=1, epochs=10))")
-    outputs = []
-    for hash_seed in ("1", "2"):
-        out = tmp_path / f"v{hash_seed}.npy"
-        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(REPO))
-        subprocess.run([sys.executable, "-c", script, str(tmp_path / "recipes.json"), str(out)],
-                       check=True, env=env, cwd=REPO)
-        outputs.append(np.load(out))
-    np.testing.assert_array_equal(outputs[0], outputs[1])
-    np.testing.assert_array_equal(outputs[0], build_graph2vec(recipes, 8, seed=1, epochs=10))
+              "r = json.load(open(sys.argv[1])); np.save(sys.argv[2], build_graph2vec(r, 8, seed=1, epochs=5))")
+    hash_seed = "321" if os.environ.get("PYTHONHASHSEED") == "123" else "123"   # differs from ours
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(REPO))
+    out = tmp_path / "vectors.npy"
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "recipes.json"), str(out)],
+                   check=True, env=env, cwd=REPO)
+    np.testing.assert_array_equal(np.load(out), build_graph2vec(recipes, 8, seed=1, epochs=5))
 
 
 def test_bad_input_is_a_user_error(ptb):

@@ -16,7 +16,7 @@ def list_cmd(as_json):
         echo_json({"algorithms": {n: ALGORITHMS[n][0] for n in names},
                    "benchmarks": {n: s.description for n, s in BENCHMARKS.items()}})
         return
-    click.echo("algorithms (--algo NAME, a comma list, or all):")
+    click.echo("algorithms (--algo NAME, a comma list, 'all' = the paper's eight, 'proxy' = prs,phb):")
     for name in names:
         click.echo(f"  {name:<8} {ALGORITHMS[name][0]}")
     click.echo("benchmarks (--benchmark NAME):")

@@ -1,0 +1,50 @@
+"""Candidates ranked by a cached training-free score, for proxy-guided search.
+
+The universe is the set of architectures that have a cached score (`nasbench proxies build`). A build
+over `--sample N` scores a uniform random sample of the whole benchmark, diverged cells included, so the
+universe tells the searcher nothing about which cells train well. Scoring a candidate charges
+`score_cost_s` simulated seconds (`Environment.spend`), so a proxy-guided search pays for its filter.
+"""
+import numpy as np
+
+from benchmarks.errors import UserError
+from optimizers.base import SearchInputs
+
+# CPU seconds of one thread to score one cell with every metric in one pass (minibatch 32 x 20),
+# measured on the 2-core development machine (benchmarks/proxies/score_cache.py); one GPU-epoch of
+# a NAS-Bench-NLP cell takes 60-250 s, so scoring ten candidates costs less than one epoch.
+DEFAULT_SCORE_COST_S = 2.0
+
+
+class ScoredCandidates:
+    """Draws architectures without replacement from the scored universe, in random order, and keeps
+    the best-scored of each pool."""
+
+    def __init__(self, inputs: SearchInputs, metric: str, higher_is_better: bool, score_cost_s: float):
+        scores = inputs.scores
+        if scores is None or not np.isfinite(scores).any():
+            raise UserError(f"no cached '{metric}' scores for this benchmark; run "
+                            f"`nasbench proxies build --metric {metric} --sample N` first")
+        universe = np.flatnonzero(np.isfinite(scores))
+        self.order = universe[inputs.rng.permutation(len(universe))].tolist()
+        self.key = -scores if higher_is_better else scores     # lower key = better
+        self.position = 0
+        self.env = inputs.env
+        self.score_cost_s = float(score_cost_s)
+
+    @property
+    def universe_size(self) -> int:
+        return len(self.order)
+
+    def take_best(self, n: int, pool_size: int) -> list:
+        """Score a pool of `pool_size` new candidates (charged), return the `n` best by score, best first.
+        A pool of size n is not scored (nothing to choose), and charges nothing."""
+        pool = self.order[self.position:self.position + pool_size]
+        self.position += len(pool)
+        if not pool:
+            return []
+        if len(pool) > n:
+            self.env.spend(len(pool) * self.score_cost_s)
+            ranked = np.argsort(self.key[pool], kind="stable")[:n]
+            return [pool[k] for k in ranked]
+        return pool
