@@ -1,11 +1,16 @@
 """graph2vec (Narayanan et al., 2017) embeddings of NAS-Bench-NLP recurrent cells.
 
-Each cell becomes a "document" whose words are its Weisfeiler-Lehman (WL) rooted-subtree labels:
-nodes start labelled by their op (inputs `x`, `h_prev_i` and outputs `h_new_i` by their role),
-and each WL iteration relabels a node by a hash of its label and the sorted labels of its
-predecessors (position-tagged where the op is order-sensitive, i.e. `blend`) and successors.
-The documents are embedded with gensim's Doc2Vec in PV-DBOW mode (dm=0) with one worker, a
-fixed seed and a deterministic word hash, so the vectors do not depend on PYTHONHASHSEED.
+Each cell becomes a "document" of structural words:
+- its Weisfeiler-Lehman (WL) rooted-subtree labels: nodes start labelled by their op (inputs `x`,
+  `h_prev_i` and outputs `h_new_i` by their role), and each of `WL_ITERATIONS` iterations
+  relabels a node by a hash of its label and the sorted labels of its predecessors
+  (position-tagged where the op is order-sensitive, i.e. `blend`) and of its successors;
+- one word per input-to-output path (the op labels along it), which carries what local WL
+  neighbourhoods miss: whether the recurrence h_prev -> h_new passes through a squashing op.
+The documents are embedded with gensim's Doc2Vec in PV-DBOW mode (dm=0), one worker, a fixed seed,
+a deterministic word hash (so the vectors do not depend on PYTHONHASHSEED) and a seeded document
+order (so nothing correlated with row order leaks into the vectors; the shipped NAS-Bench-NLP
+features were trained with all flawed cells first, which such a leak rewards).
 """
 from __future__ import annotations
 
@@ -20,9 +25,9 @@ import numpy as np
 from benchmarks.errors import UserError
 
 # Bump when the documents or the training recipe change: feature caches are keyed by it.
-ALGORITHM_VERSION = "g2v-1"
-WL_ITERATIONS = 3
-DEFAULT_EPOCHS = 60
+ALGORITHM_VERSION = "g2v-2"
+WL_ITERATIONS = 2
+DEFAULT_EPOCHS = 30
 PATH_MAX_EDGES = 8          # longest input-to-output path turned into a word
 PATH_MAX_WORDS = 4096       # bound on path words per cell (the count can grow exponentially)
 ORDERED_OPS = frozenset({"blend"})  # ops whose input order matters: blend(z, a, b) = z*a + (1-z)*b
@@ -136,7 +141,8 @@ def build_graph2vec(recipes: list[str], dims: int, seed: int = 0, epochs: int = 
                     progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """PV-DBOW graph2vec vectors of `recipes`: float64 [n, dims], row i for recipes[i].
 
-    Deterministic for a given (recipes, dims, seed, epochs, iterations) in any process.
+    Deterministic for given arguments in any process. Words seen only once in the whole
+    collection are dropped (they carry no shared signal and triple the training time).
     `progress(done_epochs, epochs)` is called after each training epoch when given.
     """
     if dims < 1:

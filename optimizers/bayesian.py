@@ -66,8 +66,8 @@ class BayesianOptimisation(Algorithm):
 
         def evaluate(row: int) -> None:
             tried[row] = True
-            self.evaluated.append(row)
             obs = env.train(row, epochs)
+            self.evaluated.append(row)
             loss = obs.last_val_loss
             if obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss):
                 rows.append(row)

@@ -62,9 +62,10 @@ class SMAC(Algorithm):
         space = ConfigurationSpace({name: (float(lo), float(hi)) for name, lo, hi in zip(names, low, high)},
                                    seed=int(inputs.seed))
         cost_of: dict[int, float] = {}
-        # Kept for inspection (tests): every configuration's vector and snapped row, in order.
+        # Kept for inspection (tests): every configuration's vector, snapped row and cost, in order.
         self.vectors: list[np.ndarray] = []
         self.proposals: list[int] = []
+        self.losses: list[float] = []
         repeats = 0
         with tempfile.TemporaryDirectory(prefix="nasbench-smac-") as folder, _quiet("smac"):
             scenario = Scenario(space, name="nasbench", output_directory=Path(folder) / "smac",
@@ -91,6 +92,7 @@ class SMAC(Algorithm):
                     loss = obs.last_val_loss
                     ok = obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss)
                     cost_of[row] = loss if ok else float(settings.penalty)
+                self.losses.append(cost_of[row])
                 smac.tell(info, TrialValue(cost=cost_of[row]))
 
 

@@ -70,9 +70,10 @@ class TPE(Algorithm):
         unit_rows(features)                     # normalise once, before the loop
         low, high = features.min(axis=0).astype(float), features.max(axis=0).astype(float)
         objective_of: dict[int, float] = {}
-        # Kept for inspection (tests): every proposal's vector and snapped row, in order.
+        # Kept for inspection (tests): every proposal's vector, snapped row and objective, in order.
         self.vectors: list[np.ndarray] = []
         self.proposals: list[int] = []
+        self.losses: list[float] = []
         repeats = 0
 
         def objective(vector: np.ndarray) -> float:
@@ -84,12 +85,13 @@ class TPE(Algorithm):
                 repeats += 1
                 if repeats >= settings.max_repeats:
                     raise SpaceUsedUp
-                return objective_of[row]
-            repeats = 0
-            obs = env.train(row, epochs)
-            loss = obs.last_val_loss
-            ok = obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss)
-            objective_of[row] = loss if ok else float(settings.penalty)
+            else:
+                repeats = 0
+                obs = env.train(row, epochs)
+                loss = obs.last_val_loss
+                ok = obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss)
+                objective_of[row] = loss if ok else float(settings.penalty)
+            self.losses.append(objective_of[row])
             return objective_of[row]
 
         try:

@@ -93,3 +93,30 @@ def test_cli_build_info_and_analyze_on_wt2():
     assert 0.0 <= report["flawed_auc"]["mean"] <= 1.0 and len(report["r2_all"]["values"]) == 2
     bad = runner.invoke(group, ["features", "build", "--dims", "ten"])
     assert bad.exit_code == 2
+
+
+def test_quality_scores_separate_informative_from_noise(ptb):
+    from benchmarks.feature_quality import quality_scores
+
+    rows = np.arange(0, ptb.search.n, 7)                      # ~2,000 real architectures
+    flawed = ptb.search.status[rows] != "OK"
+    loss = ptb.final_test_loss[rows]
+    rng = np.random.default_rng(0)
+    noise = rng.normal(size=(len(rows), 4))
+    informative = np.column_stack([flawed + 0.3 * rng.normal(size=len(rows)),
+                                   np.nan_to_num(loss, nan=0.0), noise[:, :2]])
+    good = quality_scores(informative, flawed, loss, seed=0)
+    bad = quality_scores(noise, flawed, loss, seed=0)
+    assert good["flawed_auc"] > 0.9 and good["r2_all"] > 0.9 and good["r2_le6"] > 0.9
+    assert 0.35 < bad["flawed_auc"] < 0.65 and bad["r2_all"] < 0.1 and bad["r2_le6"] < 0.1
+
+
+def test_training_order_check_runs_on_wt2(wt2):
+    from benchmarks.feature_quality import random_walk_documents, training_order_effect
+
+    docs = random_walk_documents(wt2.search.recipes[:5], seed=0)
+    assert docs == random_walk_documents(wt2.search.recipes[:5], seed=0)
+    assert len(docs[0]) == 20 * 22 and set(docs[0][::2]) <= {"x", "node", "h_prev", "h_new"}
+    check = training_order_effect(wt2, epochs=1, seeds=(0,))
+    assert set(check["flawed_auc"]) == {"flawed-first", "shuffled"}
+    assert all(0.0 <= v["mean"] <= 1.0 for v in check["flawed_auc"].values())

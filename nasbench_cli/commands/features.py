@@ -43,19 +43,19 @@ def build(benchmark_name, dims, seed, rebuild, data_dir, as_json):
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} epochs"),
                   TimeElapsedColumn(), disable=as_json, transient=False) as bar:
         for dim in dim_list:
-            task = bar.add_task(f"graph2vec {benchmark.name} {dim}-d", total=None)
-
-            def progress(done, total, task=task):
-                bar.update(task, completed=done, total=total)
-
             started, cpu_started = time.perf_counter(), time.process_time()
             path = g2v_cache_path(benchmark, dim, seed)
             built = rebuild or not is_g2v_cached(benchmark, dim, seed)
+            task = bar.add_task(f"graph2vec {benchmark.name} {dim}-d", total=None) if built else None
+
+            def progress(done, total, task=task):
+                if task is not None:
+                    bar.update(task, completed=done, total=total)
+
             matrix = g2v_features(benchmark, dim, seed, rebuild=rebuild, progress=progress)
             results.append({"dims": dim, "seed": seed, "shape": list(matrix.shape), "built": built,
                             "time_s": round(time.perf_counter() - started, 2),
                             "cpu_s": round(time.process_time() - cpu_started, 2), "path": str(path)})
-            bar.update(task, visible=built)
     if as_json:
         echo_json({"benchmark": benchmark.name, "features": results})
         return
