@@ -120,9 +120,7 @@ def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[
                 summaries.append(summary)
             if on_done is not None:
                 on_done(spec, summary)
-    except BaseException:
-        for future in futures:
-            future.cancel()
+    except BaseException:   # Ctrl-C: kill the workers (loky fails the pending futures itself)
         executor.shutdown(wait=False, kill_workers=True)
         raise
     return summaries, errors
