@@ -17,8 +17,8 @@ validation loss at `epochs`) is never trained again but is left out of the surro
 
 Speed (see `scripts/bench_model_optimizers.py`): the trees are grown with the exact greedy method on
 one thread (what xgboost's 'auto' chose for data this small in the release's era, and 2-3x faster
-than 'hist' here), each bag on its distinct rows with the bootstrap counts as weights (the same trees
-as duplicated rows), the ensemble predicts only untried rows, each bag once per refit.
+than 'hist' here), each bag on its distinct rows with the bootstrap counts as weights (equivalent to
+duplicated rows), the ensemble predicts only untried rows, each bag once per refit.
 """
 import math
 from dataclasses import dataclass

@@ -42,9 +42,10 @@ class SMAC(Algorithm):
         epochs: int = 50                # epochs each architecture is trained to
         penalty: float = 10.0           # cost of a diverged architecture (log-perplexity units)
         initial_per_dim: int = 10       # Sobol initial configurations per dimension (facade default)
-        retrain_after: int = 8          # configurations between surrogate retrains (facade default)
+        retrain_after: int = 32         # configurations between surrogate retrains (facade default: 8)
         n_trials: int = 1_000_000       # SMAC's trial limit; the simulated budget ends a trial first
         max_repeats: int = 2000         # configurations in a row that train nothing new: stop
+        new_only: bool = True           # snap to the nearest untrained architecture (False: any, as the release)
 
     def run(self, inputs: SearchInputs) -> None:
         from ConfigSpace import ConfigurationSpace
@@ -62,6 +63,7 @@ class SMAC(Algorithm):
         space = ConfigurationSpace({name: (float(lo), float(hi)) for name, lo, hi in zip(names, low, high)},
                                    seed=int(inputs.seed))
         cost_of: dict[int, float] = {}
+        trained = np.zeros(n, dtype=bool)
         # Kept for inspection (tests): every configuration's vector, snapped row and cost, in order.
         self.vectors: list[np.ndarray] = []
         self.proposals: list[int] = []
@@ -73,13 +75,17 @@ class SMAC(Algorithm):
             facade = HyperparameterOptimizationFacade
             smac = facade(
                 scenario, _not_called, overwrite=True, logging_level=False,
+                model=single_threaded_model(scenario),
                 initial_design=facade.get_initial_design(
                     scenario, n_configs_per_hyperparameter=settings.initial_per_dim),
                 config_selector=facade.get_config_selector(scenario, retrain_after=settings.retrain_after))
+            _order_local_search_starts(smac)
             while True:
                 info = smac.ask()
                 vector = np.array([info.config[name] for name in names], dtype=float)
-                row = nearest_by_cosine(features, vector)
+                if settings.new_only and trained.all():
+                    return
+                row = nearest_by_cosine(features, vector, exclude=trained if settings.new_only else None)
                 self.vectors.append(vector)
                 self.proposals.append(row)
                 if row in cost_of:
@@ -92,8 +98,36 @@ class SMAC(Algorithm):
                     loss = obs.last_val_loss
                     ok = obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss)
                     cost_of[row] = loss if ok else float(settings.penalty)
+                    trained[row] = True
                 self.losses.append(cost_of[row])
-                smac.tell(info, TrialValue(cost=cost_of[row]))
+                smac.tell(info, TrialValue(cost=cost_of[row]), save=False)
+
+
+def single_threaded_model(scenario):
+    """The HPO facade's random forest (its `get_model` settings) predicting on one thread, not all cores."""
+    from smac.model.random_forest import RandomForest
+
+    return RandomForest(configspace=scenario.configspace, log_y=True, n_trees=10, ratio_features=1.0,
+                        min_samples_split=2, min_samples_leaf=1, max_depth=2**20, bootstrapping=True,
+                        instance_features=scenario.instance_features, seed=scenario.seed, n_jobs=1)
+
+
+def _order_local_search_starts(smac) -> None:
+    """Make SMAC's local search start from its points in a fixed order.
+
+    SMAC 2 collects the start points as `list(set(configurations))`, and a Configuration hashes its
+    repr string, so their order (and the random draws of the search) would follow PYTHONHASHSEED.
+    Sorting them by their vectors keeps the same points and makes a trial depend only on its seed.
+    """
+    local_search = getattr(getattr(smac, "_acquisition_maximizer", None), "_local_search", None)
+    original = getattr(local_search, "_get_initial_points", None)
+    if original is None:      # another SMAC layout: reproducible only with PYTHONHASHSEED fixed
+        return
+
+    def ordered(*args, **kwargs):
+        return sorted(original(*args, **kwargs), key=lambda config: tuple(config.get_array()))
+
+    local_search._get_initial_points = ordered
 
 
 def labels(d: int) -> list[str]:

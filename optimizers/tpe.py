@@ -21,7 +21,9 @@ Two engines give the same proposals, bit for bit, for the same seed (tests/test_
   as pyll evaluates them), the Parzen estimators and log-densities vectorised across dimensions.
 
 `max_repeats` proposals in a row that train nothing new end the trial (otherwise, with every
-proposal landing on known architectures, the budget could never run out).
+proposal landing on known architectures, the budget could never run out). `new_only=True` snaps
+to the nearest untrained architecture instead, so that every proposal trains one (about half the
+proposals, and half the time, of a 1000-hour trial).
 """
 import logging
 import math
@@ -60,6 +62,7 @@ class TPE(Algorithm):
         gamma: float = 0.25             # tpe.suggest default: good fraction is gamma * sqrt(n)
         max_repeats: int = 2000         # proposals in a row that train nothing new: stop
         engine: str = "fast"            # "fast" (same proposals, vectorised) or "hyperopt" (fmin)
+        new_only: bool = False          # True: snap to the nearest untrained architecture instead
 
     def run(self, inputs: SearchInputs) -> None:
         settings = self.settings
@@ -70,6 +73,7 @@ class TPE(Algorithm):
         unit_rows(features)                     # normalise once, before the loop
         low, high = features.min(axis=0).astype(float), features.max(axis=0).astype(float)
         objective_of: dict[int, float] = {}
+        trained = np.zeros(n, dtype=bool)
         # Kept for inspection (tests): every proposal's vector, snapped row and objective, in order.
         self.vectors: list[np.ndarray] = []
         self.proposals: list[int] = []
@@ -78,7 +82,9 @@ class TPE(Algorithm):
 
         def objective(vector: np.ndarray) -> float:
             nonlocal repeats
-            row = nearest_by_cosine(features, vector)
+            if settings.new_only and trained.all():
+                raise SpaceUsedUp
+            row = nearest_by_cosine(features, vector, exclude=trained if settings.new_only else None)
             self.vectors.append(vector)
             self.proposals.append(row)
             if row in objective_of:
@@ -91,6 +97,7 @@ class TPE(Algorithm):
                 loss = obs.last_val_loss
                 ok = obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss)
                 objective_of[row] = loss if ok else float(settings.penalty)
+                trained[row] = True
             self.losses.append(objective_of[row])
             return objective_of[row]
 

@@ -187,3 +187,33 @@ def test_layer1_alone_equals_full_pass(ptb):
     assert alone["hidden_covariance_l1"] == full["hidden_covariance_l1"]
     assert full["num_params"] == 9_174_800
     assert all(np.isfinite(v) for v in full.values())
+
+
+def test_cell_whose_output_ignores_the_input():
+    """h_new_0 never reads x (x feeds only h_new_1): Jacobian metrics are undefined (NaN), the rest defined."""
+    from benchmarks.proxies.network import RecipeLanguageModel
+
+    recipe = {"a": {"op": "linear", "input": ["h_prev_0"]},
+              "h_new_0": {"op": "activation_tanh", "input": ["a"]},
+              "b": {"op": "linear", "input": ["x", "h_prev_1"]},
+              "h_new_1": {"op": "activation_sigm", "input": ["b"]}}
+    model = RecipeLanguageModel(recipe, VOCAB, embed_size=EMB, hidden_size=HID, seed=1)
+    tokens = torch.from_numpy(np.random.default_rng(0).integers(0, VOCAB, size=(T, B)))
+    scores = M.score_model(model, tokens, M.METRICS)
+    assert math.isnan(scores["jacobian_covariance"]) and math.isnan(scores["jacobian_cosine"])
+    assert scores["synaptic_saliency"] > 0 and scores["num_params"] > 0
+
+
+def test_cell_whose_output_reads_no_weight():
+    """h_new_0 = tanh(h_prev_0) stays 0 from the zero state and reads no weight: metrics undefined or 0."""
+    from benchmarks.proxies.network import RecipeLanguageModel
+
+    recipe = {"h_new_0": {"op": "activation_tanh", "input": ["h_prev_0"]},
+              "b": {"op": "linear", "input": ["x", "h_prev_1"]},
+              "h_new_1": {"op": "activation_tanh", "input": ["b"]}}
+    model = RecipeLanguageModel(recipe, VOCAB, embed_size=EMB, hidden_size=HID, seed=1)
+    tokens = torch.from_numpy(np.random.default_rng(0).integers(0, VOCAB, size=(T, B)))
+    scores = M.score_model(model, tokens, M.METRICS)
+    for name in (*M.HIDDEN_METRICS, "jacobian_covariance", "jacobian_cosine"):
+        assert math.isnan(scores[name]), name
+    assert scores["synaptic_saliency"] == 0.0

@@ -12,9 +12,10 @@ on, a forward pass costs about 2 x (cell parameters) FLOPs per token (~14 MFLOP 
 at 50 x 70, which is 15 CPU hours for the benchmark. We use 32 sequences x 20 tokens (640 tokens;
 start positions drawn from the seed): 640 samples still exceed the 600 hidden units, so the hidden
 correlation matrix can be full rank, and 32 sequences give a 32 x 32 matrix for the Jacobian and
-activation metrics. Measured (one thread, `nasbench proxies build`/`status`): about 2.0 CPU s per
-cell for all metrics, about 0.26 CPU s for hidden_covariance_l1 alone (only layer 1 is built and
-run). Other sizes: `--batch-size`, `--seq-len` (each size has its own cache).
+activation metrics. Measured with one thread (`nasbench proxies build`, `nasbench proxies status`):
+all metrics of a cell in one pass 1.82 CPU s (median of 998 random cells; 2.05 s wall on the shared
+2-core machine), hidden_covariance_l1 alone about 0.25 s (only layer 1 is built and run). Other
+sizes: `--batch-size`, `--seq-len` (each size has its own cache).
 
 Readers that need no torch: `load_scores(benchmark, metric)` -> float64 [n] (NaN = unscored) and
 `seconds_per_score(benchmark, metric)` (measured CPU seconds per cell, for charging simulated time).

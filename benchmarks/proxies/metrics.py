@@ -178,16 +178,20 @@ def score_model(model, tokens, metrics=METRICS) -> dict:
         result["activation_distance"] = log_det(kernel[0].numpy()) if kernel[0] is not None else float("nan")
     if want_grad:
         last = outputs[-1]
+        connected = last.requires_grad     # False when the output reads neither the input nor any weight
         if "jacobian_covariance" in metrics or "jacobian_cosine" in metrics:
-            (jac,) = torch.autograd.grad(last.sum(), embedded, retain_graph="synaptic_saliency" in metrics)
-            jac = jac.numpy()
+            (jac,) = torch.autograd.grad(last.sum(), embedded, retain_graph="synaptic_saliency" in metrics,
+                                         allow_unused=True) if connected else (None,)
+            # None: the output never depends on the input (h_new_0 reads no path from x); J = 0.
+            jac = torch.zeros_like(embedded).numpy() if jac is None else jac.numpy()
             if "jacobian_covariance" in metrics:
                 result["jacobian_covariance"] = jacobian_covariance(jac)
             if "jacobian_cosine" in metrics:
                 result["jacobian_cosine"] = jacobian_cosine(jac)
         if "synaptic_saliency" in metrics:
             params = model.cell_weights() + [model.embedding]
-            grads = torch.autograd.grad(0.5 * (last ** 2).sum(), params, allow_unused=True)
+            grads = torch.autograd.grad(0.5 * (last ** 2).sum(), params, allow_unused=True) if connected \
+                else [None] * len(params)
             total = 0.0
             for p, g in zip(params, grads):
                 if g is not None:
@@ -203,9 +207,8 @@ def score_recipe(recipe, corpus, metrics=METRICS, seed: int = 0, batch_seed=None
     import torch
 
     from benchmarks.proxies import minibatch as mb
-    from benchmarks.proxies.network import RecipeLanguageModel
-
     from benchmarks.proxies.cell_graph import model_param_count
+    from benchmarks.proxies.network import RecipeLanguageModel
 
     start = time.perf_counter()
     metrics = tuple(metrics)

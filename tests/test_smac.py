@@ -1,0 +1,123 @@
+"""SMAC on the real PTB data: configurations in the feature box, snapped to existing architectures,
+diverged runs told the penalty, no files left behind, and trials independent of PYTHONHASHSEED."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+
+from benchmarks.environment import BudgetExhausted, Environment
+from benchmarks.errors import UserError
+from optimizers.base import SearchInputs
+from optimizers.registry import make_algorithm
+
+BUDGET_S = 3.6e5                      # 100 h: about 45 architectures at 50 epochs
+SMALL = {"initial_per_dim": "2"}      # 20 Sobol points, so that the surrogate drives the rest
+REPO = Path(__file__).resolve().parents[1]
+
+
+class NoTestTable:
+    """A SearchTable stand-in that fails on any attribute whose name mentions "test"."""
+
+    def __init__(self, table):
+        object.__setattr__(self, "_table", table)
+
+    def __getattr__(self, name):
+        if "test" in name.lower():
+            raise AssertionError(f"optimizer read '{name}'")
+        return getattr(self._table, name)
+
+
+def run(ptb, seed, overrides=None, budget_s=BUDGET_S):
+    env = Environment(NoTestTable(ptb.search), budget_s)
+    algorithm = make_algorithm("smac", {**SMALL, **(overrides or {})})
+    with pytest.raises(BudgetExhausted):
+        algorithm.run(SearchInputs(env, np.random.default_rng(seed), seed, ptb.search.shipped_features))
+    return env, algorithm
+
+
+@pytest.fixture(scope="module")
+def trial(ptb, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cwd")
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        result = run(ptb, seed=4)
+    finally:
+        os.chdir(cwd)
+    return (*result, folder)
+
+
+def test_configurations_snap_to_the_nearest_untrained_architecture(ptb, trial):
+    env, algo, _ = trial
+    features = ptb.search.shipped_features
+    vectors = np.array(algo.vectors)
+    assert len(vectors) > 40
+    assert (vectors >= features.min(axis=0)).all() and (vectors <= features.max(axis=0)).all()
+    distances = cdist(vectors, features, "cosine")
+    for k, row in enumerate(algo.proposals):
+        untrained = np.setdiff1d(np.arange(ptb.search.n), algo.proposals[:k])
+        assert row == untrained[distances[k, untrained].argmin()]
+    assert env.history.arch == algo.proposals[:len(env.history.arch)]
+    assert all(e == min(50, n) for e, n in zip(env.history.epochs, ptb.search.n_epochs[env.history.arch]))
+
+
+def test_cost_is_the_50_epoch_val_loss_or_the_penalty_for_diverged_runs(ptb, trial):
+    _, algo, _ = trial
+    status, val = ptb.search.status, ptb.search.val_loss
+    rows = algo.proposals[:len(algo.losses)]
+    assert any(status[r] != "OK" for r in rows), "the trial should meet a diverged architecture"
+    assert algo.losses == [10.0 if status[r] != "OK" else val[r, 49] for r in rows]
+
+
+def test_release_snapping_over_all_architectures_repeats_cost_nothing(ptb):
+    env, algo = run(ptb, seed=1, overrides={"new_only": "false"}, budget_s=2.5e5)
+    features = ptb.search.shipped_features
+    assert algo.proposals == cdist(np.array(algo.vectors), features, "cosine").argmin(axis=1).tolist()
+    assert env.history.arch == list(dict.fromkeys(algo.proposals))[:len(env.history.arch)]
+
+
+def test_leaves_no_files_and_same_seed_same_trajectory(ptb, trial):
+    env, _, folder = trial
+    assert list(folder.iterdir()) == []
+    again, _ = run(ptb, seed=4)
+    assert again.history == env.history
+    other, _ = run(ptb, seed=5)
+    assert other.history.arch != env.history.arch
+
+
+def test_trajectory_does_not_depend_on_python_hash_seed(ptb, trial):
+    """SMAC 2 orders its local-search start points by string hashes; the algorithm fixes that order."""
+    env, _, _ = trial
+    code = (
+        "import json, numpy as np\n"
+        "from benchmarks.environment import BudgetExhausted, Environment\n"
+        "from benchmarks.registry import load_benchmark\n"
+        "from optimizers.base import SearchInputs\n"
+        "from optimizers.registry import make_algorithm\n"
+        f"b = load_benchmark('ptb', {str(ptb.data_dir)!r})\n"
+        f"env = Environment(b.search, {BUDGET_S!r})\n"
+        "try:\n"
+        f"    algorithm = make_algorithm('smac', {SMALL!r})\n"
+        "    algorithm.run(SearchInputs(env, np.random.default_rng(4), 4, b.search.shipped_features))\n"
+        "except BudgetExhausted:\n"
+        "    pass\n"
+        "print(json.dumps(env.history.arch))\n")
+    for hash_seed in ("1", "12345"):
+        result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "PYTHONHASHSEED": hash_seed})
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert json.loads(result.stdout.strip().splitlines()[-1]) == env.history.arch
+
+
+def test_bad_settings_are_user_errors(ptb):
+    env = Environment(ptb.search, BUDGET_S)
+    with pytest.raises(UserError):
+        make_algorithm("smac", {"retrain_after": "0"}).run(
+            SearchInputs(env, np.random.default_rng(0), 0, ptb.search.shipped_features))
+    with pytest.raises(UserError):
+        make_algorithm("smac").run(SearchInputs(env, np.random.default_rng(0), 0, None))
