@@ -5,20 +5,9 @@ import pytest
 from benchmarks.environment import BudgetExhausted, Environment
 from optimizers.base import SearchInputs
 from optimizers.registry import make_algorithm
+from no_test_table import NoTestTable
 
 BUDGET_S = 2.0e5    # about 25 architectures at 50 epochs, 125 at 10
-
-
-class NoTestTable:
-    """A SearchTable stand-in that fails on any attribute whose name mentions "test"."""
-
-    def __init__(self, table):
-        object.__setattr__(self, "_table", table)
-
-    def __getattr__(self, name):
-        if "test" in name.lower():
-            raise AssertionError(f"optimizer read '{name}'")
-        return getattr(self._table, name)
 
 
 def run(ptb, name, seed, budget_s=BUDGET_S, overrides=None, features=None):

@@ -14,22 +14,11 @@ from benchmarks.environment import BudgetExhausted, Environment
 from benchmarks.errors import UserError
 from optimizers.base import SearchInputs
 from optimizers.registry import make_algorithm
+from no_test_table import NoTestTable
 
 BUDGET_S = 3.6e5                      # 100 h: about 45 architectures at 50 epochs
 SMALL = {"initial_per_dim": "2"}      # 20 Sobol points, so that the surrogate drives the rest
 REPO = Path(__file__).resolve().parents[1]
-
-
-class NoTestTable:
-    """A SearchTable stand-in that fails on any attribute whose name mentions "test"."""
-
-    def __init__(self, table):
-        object.__setattr__(self, "_table", table)
-
-    def __getattr__(self, name):
-        if "test" in name.lower():
-            raise AssertionError(f"optimizer read '{name}'")
-        return getattr(self._table, name)
 
 
 def run(ptb, seed, overrides=None, budget_s=BUDGET_S):
