@@ -22,7 +22,7 @@ class SearchInputs:
     rng: np.random.Generator          # seeded from the trial's seed
     seed: int                         # the trial's seed, for libraries that take an int
     features: np.ndarray | None       # [n_arch, d] rows aligned with env.search, or None
-    scores: np.ndarray | None = None  # [n_arch] cached training-free scores (NaN: unscored), or None
+    scores: np.ndarray | None = None  # [n_arch] training-free scores (NaN unscored, -inf degenerate) or None
 
 
 class Algorithm:

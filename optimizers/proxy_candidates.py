@@ -1,9 +1,11 @@
 """Candidates ranked by a cached training-free score, for proxy-guided search.
 
-The universe is the set of architectures that have a cached score (`nasbench proxies build`). A build
-over `--sample N` scores a uniform random sample of the whole benchmark, diverged cells included, so the
-universe tells the searcher nothing about which cells train well. Scoring a candidate charges
-`score_cost_s` simulated seconds (`Environment.spend`), so a proxy-guided search pays for its filter.
+The universe is the set of architectures that have a cached score (`nasbench proxies build`), cells
+whose score is not finite included (they rank last: the searcher learns that only by paying to score
+them). It should be the whole benchmark (`--all`) or a uniform sample (`--sample N`): a universe
+scored with `--completed-only` holds no diverged cells and so hands the searcher knowledge it could
+not have. Scoring a candidate charges `score_cost_s` simulated seconds (`Environment.spend`), so a
+proxy-guided search pays for its filter.
 """
 import numpy as np
 
@@ -24,10 +26,11 @@ class ScoredCandidates:
         scores = inputs.scores
         if scores is None or not np.isfinite(scores).any():
             raise UserError(f"no cached '{metric}' scores for this benchmark; run "
-                            f"`nasbench proxies build --metric {metric} --sample N` first")
-        universe = np.flatnonzero(np.isfinite(scores))
+                            f"`nasbench proxies build --metric {metric} --all` first")
+        universe = np.flatnonzero(~np.isnan(scores))
         self.order = universe[inputs.rng.permutation(len(universe))].tolist()
-        self.key = -scores if higher_is_better else scores     # lower key = better
+        key = -scores if higher_is_better else scores           # lower key = better
+        self.key = np.where(np.isfinite(scores), key, np.inf)   # a degenerate score ranks last
         self.position = 0
         self.env = inputs.env
         self.score_cost_s = float(score_cost_s)

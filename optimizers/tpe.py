@@ -25,9 +25,7 @@ proposal landing on known architectures, the budget could never run out). `new_o
 to the nearest untrained architecture instead, so that every proposal trains one (about half the
 proposals, and half the time, of a 1000-hour trial).
 """
-import logging
 import math
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,16 +33,12 @@ from scipy.special import erf
 
 from benchmarks.errors import UserError
 from optimizers.base import Algorithm, SearchInputs
-from optimizers.snapping import nearest_by_cosine, unit_rows
+from optimizers.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
 
 EPS = 1e-12                  # hyperopt.tpe.EPS
 LINEAR_FORGETTING = 25       # hyperopt.tpe.DEFAULT_LF
 PRIOR_WEIGHT = 1.0           # hyperopt.tpe._default_prior_weight
 SEED_BOUND = 2**31 - 1       # fmin draws each suggest call's seed as rstate.integers(2**31 - 1)
-
-
-class SpaceUsedUp(Exception):
-    """Raised inside the objective to leave the loop when proposals stop reaching new architectures."""
 
 
 class TPE(Algorithm):
@@ -66,41 +60,10 @@ class TPE(Algorithm):
 
     def run(self, inputs: SearchInputs) -> None:
         settings = self.settings
-        env, features = inputs.env, inputs.features
-        n = env.search.n
-        _check(settings, features, n)
-        epochs = int(settings.epochs)
-        unit_rows(features)                     # normalise once, before the loop
-        low, high = features.min(axis=0).astype(float), features.max(axis=0).astype(float)
-        objective_of: dict[int, float] = {}
-        trained = np.zeros(n, dtype=bool)
-        # Kept for inspection (tests): every proposal's vector, snapped row and objective, in order.
-        self.vectors: list[np.ndarray] = []
-        self.proposals: list[int] = []
-        self.losses: list[float] = []
-        repeats = 0
-
-        def objective(vector: np.ndarray) -> float:
-            nonlocal repeats
-            if settings.new_only and trained.all():
-                raise SpaceUsedUp
-            row = nearest_by_cosine(features, vector, exclude=trained if settings.new_only else None)
-            self.vectors.append(vector)
-            self.proposals.append(row)
-            if row in objective_of:
-                repeats += 1
-                if repeats >= settings.max_repeats:
-                    raise SpaceUsedUp
-            else:
-                repeats = 0
-                obs = env.train(row, epochs)
-                loss = obs.last_val_loss
-                ok = obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss)
-                objective_of[row] = loss if ok else float(settings.penalty)
-                trained[row] = True
-            self.losses.append(objective_of[row])
-            return objective_of[row]
-
+        features = inputs.features
+        _check(settings, features, inputs.env.search.n)
+        objective = SnappedEvaluator.for_algorithm(self, inputs)   # records vectors, proposals, losses
+        low, high = objective.box()
         try:
             if settings.engine == "hyperopt":
                 _run_fmin(objective, low, high, settings, inputs.rng)
@@ -127,22 +90,10 @@ def _run_fmin(objective, low, high, settings, rstate) -> None:
     space = {name: hp.uniform(name, float(lo), float(hi)) for name, lo, hi in zip(names, low, high)}
     algo = partial(tpe.suggest, n_startup_jobs=settings.n_startup_jobs,
                    n_EI_candidates=settings.n_ei_candidates, gamma=settings.gamma)
-    with _quiet("hyperopt"):
+    with quiet_logger("hyperopt"):
         fmin(lambda point: objective(np.array([point[name] for name in names], dtype=float)), space,
              algo=algo, max_evals=2**62, trials=Trials(), rstate=rstate, max_queue_len=settings.queue_len,
              show_progressbar=False, verbose=False, catch_eval_exceptions=False, return_argmin=False)
-
-
-@contextmanager
-def _quiet(name: str):
-    """Silence a library's logger (hyperopt logs every objective exception as an error)."""
-    logger = logging.getLogger(name)
-    level = logger.level
-    logger.setLevel(logging.CRITICAL + 1)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 # -- engine "fast": fmin's serial loop and tpe.suggest without the pyll graph ---------------------

@@ -79,7 +79,8 @@ def reference_smac(env, X, seed, settings):
     from smac import HyperparameterOptimizationFacade as Facade, Scenario
     from smac.runhistory.dataclasses import TrialValue
 
-    from optimizers.smac_search import _not_called, _quiet, labels
+    from optimizers.smac_search import _not_called, labels
+    from optimizers.snapped_evaluation import quiet_logger
     from optimizers.snapping import nearest_by_cosine
 
     names = labels(X.shape[1])
@@ -87,7 +88,7 @@ def reference_smac(env, X, seed, settings):
     space = ConfigurationSpace({k: (float(a), float(b)) for k, a, b in zip(names, low, high)}, seed=seed)
     trained = np.zeros(env.search.n, dtype=bool)
     cost_of = {}
-    with tempfile.TemporaryDirectory() as folder, _quiet("smac"):
+    with tempfile.TemporaryDirectory() as folder, quiet_logger("smac"):
         scenario = Scenario(space, output_directory=Path(folder) / "smac", deterministic=True,
                             n_trials=settings.n_trials, seed=seed)
         smac = Facade(scenario, _not_called, overwrite=True, logging_level=False,

@@ -74,3 +74,18 @@ def test_no_scores_is_a_user_error(ptb):
         run(ptb, "prs", np.full(ptb.search.n, np.nan))
     with pytest.raises(UserError, match="nasbench proxies build"):
         run(ptb, "phb", None)
+
+
+
+def test_degenerate_scores_stay_in_the_universe_and_rank_last(ptb):
+    """A scored cell whose score is not finite (-inf from load_scores) is drawn and paid for like any
+    other, and loses to every finite score, whichever direction is better."""
+    scores = scores_for(ptb, n_scored=40)
+    rows = np.flatnonzero(~np.isnan(scores))
+    scores[rows[:20]] = -np.inf
+    for higher in (True, False):
+        env = run(ptb, "prs", scores, budget_h=2000, pool_size=40, score_cost_s=30, higher_is_better=higher)
+        finite = rows[20:]
+        assert env.history.arch == [finite[np.argmax(scores[finite] * (1 if higher else -1))]]
+        training_s = float(np.nansum(ptb.search.wall_time_s[env.history.arch[0], :50]))
+        assert env.time_s == pytest.approx(training_s + 40 * 30)   # all 40 paid for, degenerate ones too

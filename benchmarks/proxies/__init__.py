@@ -17,7 +17,8 @@ all metrics of a cell in one pass 1.82 CPU s (median of 998 random cells; 2.05 s
 2-core machine), hidden_covariance_l1 alone about 0.25 s (only layer 1 is built and run). Other
 sizes: `--batch-size`, `--seq-len` (each size has its own cache).
 
-Readers that need no torch: `load_scores(benchmark, metric)` -> float64 [n] (NaN = unscored) and
+Readers that need no torch: `load_scores(benchmark, metric)` -> float64 [n] (NaN = unscored,
+-inf = scored but not finite) and
 `seconds_per_score(benchmark, metric)` (measured CPU seconds per cell, for charging simulated time).
 """
 from benchmarks.proxies.score_cache import (DEFAULT_SECONDS_PER_SCORE, ScoreCache, load_scores,

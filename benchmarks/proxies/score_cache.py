@@ -190,7 +190,8 @@ def _read(path: Path) -> dict:
 
 
 def load_scores(benchmark, metric: str, seed: int = 0, batch_size=None, seq_len=None) -> np.ndarray:
-    """float64 [n] of `metric` for the benchmark's rows (its `search.ids` order); NaN for unscored cells.
+    """float64 [n] of `metric` for the benchmark's rows (its `search.ids` order); NaN for unscored cells,
+    -inf for cells that were scored but whose score is not finite (a degenerate untrained network).
 
     `benchmark`: a loaded Benchmark or its SearchTable. Read-only; needs no torch.
     """
@@ -199,7 +200,10 @@ def load_scores(benchmark, metric: str, seed: int = 0, batch_size=None, seq_len=
     if metric not in METRICS:
         raise UserError(f"unknown metric '{metric}'; choose one of: {', '.join(METRICS)}")
     search = getattr(benchmark, "search", benchmark)
-    return ScoreCache(search.name, seed, batch_size, seq_len).load().column(metric, search.ids)
+    table = ScoreCache(search.name, seed, batch_size, seq_len).load()
+    values = table.column(metric, search.ids)
+    values[table.scored_mask(metric, search.ids) & ~np.isfinite(values)] = -np.inf
+    return values
 
 
 def seconds_per_score(benchmark, metric: str = "all", seed: int = 0, batch_size=None,
