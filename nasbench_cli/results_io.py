@@ -186,11 +186,12 @@ def _check_consistent(bench_dir: Path, found: dict) -> None:
     for algo, records in found.items():
         first = records[0]
         for rec in records[1:]:
-            for key, what in (("settings_hash", "settings"), ("budget_s", "budget")):
-                if rec[key] != first[key]:
+            for key, what in (("settings_hash", "settings"), ("budget_s", "budget"),
+                              ("scores_checksum", "training-free score tables")):
+                if rec.get(key) != first.get(key):
                     raise UserError(
-                        f"{bench_dir / algo}: trials mix {what} (trial-{first['trial']}: {first[key]}, "
-                        f"trial-{rec['trial']}: {rec[key]}); keep one run per folder")
+                        f"{bench_dir / algo}: trials mix {what} (trial-{first['trial']}: {first.get(key)}, "
+                        f"trial-{rec['trial']}: {rec.get(key)}); keep one run per folder")
     records = [r for rs in found.values() for r in rs]
     for key, what in (("data_checksum", "data checksums"), ("l_star", "L* values")):
         values = {r.get(key) for r in records}

@@ -35,8 +35,14 @@ def read_existing(path: Path) -> dict | None:
 
 
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
-                overrides: dict, overwrite: bool) -> tuple[list[TrialSpec], list[Path]]:
-    """Trials still to run, and the result files already done; refuses files made with other settings."""
+                overrides: dict, overwrite: bool, scores_checksums: dict | None = None
+                ) -> tuple[list[TrialSpec], list[Path]]:
+    """Trials still to run, and the result files already done; refuses files made with other settings.
+
+    `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
+    proxy-guided algorithms; a file made from other scores is refused too.
+    """
+    scores_checksums = scores_checksums or {}
     from nasbench_cli.trial import settings_hash
     from optimizers.registry import make_algorithm
 
@@ -52,7 +58,8 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
             existing = None if overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
-            elif existing.get("settings_hash") == expected and existing.get("seed") == seed + k:
+            elif existing.get("settings_hash") == expected and existing.get("seed") == seed + k \
+                    and existing.get("scores_checksum") == scores_checksums.get(algo):
                 done.append(path)
             else:
                 conflicts.append((path, existing))
@@ -63,6 +70,11 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
             differences.append(f"budget {existing.get('budget_s', 0) / 3600:g} h there, {budget_s / 3600:g} h now")
         if existing.get("seed") != seed + int(existing.get("trial", 0)):
             differences.append(f"seed {existing.get('seed')} there")
+        if not differences and existing.get("scores_checksum") != scores_checksums.get(existing.get("algo")) \
+                and existing.get("settings_hash") == settings_hash(benchmark, existing.get("algo"),
+                                                                   existing.get("settings"), budget_s):
+            differences.append("other training-free scores: the score cache changed since "
+                               f"({existing.get('scored_cells', 'unknown')} cells scored then)")
         if not differences:
             differences.append("other algorithm settings")
         raise UserError(f"{len(conflicts)} result file(s) were made with other settings, e.g. {path} "

@@ -44,6 +44,21 @@ def load_scores(benchmark, metric: str | None):
     return cached_scores(benchmark, metric)
 
 
+def scores_checksum(scores) -> str | None:
+    """Fingerprint of the training-free scores a proxy-guided trial read (None for other algorithms):
+    a result depends on them, so a rerun must not reuse a file made from another score table."""
+    if scores is None:
+        return None
+    return hashlib.sha256(np.ascontiguousarray(scores, dtype=np.float64).tobytes()).hexdigest()[:16]
+
+
+def current_scores_checksum(benchmark, algo: str, overrides: dict | None = None) -> str | None:
+    """scores_checksum of what a trial of `algo` would read now from the score cache."""
+    from optimizers.registry import make_algorithm
+
+    return scores_checksum(load_scores(benchmark, make_algorithm(algo, overrides).score_metric))
+
+
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
               overrides: dict | None = None, data_dir=None) -> dict:
     """Run trial `trial` (seeded with `seed`) and return the result record (JSON-ready)."""
@@ -79,6 +94,8 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
         "settings_hash": settings_hash(benchmark_name, algo, settings, budget_s),
         "versions": package_versions(),
         "data_checksum": benchmark.checksum,
+        "scores_checksum": scores_checksum(scores),
+        "scored_cells": None if scores is None else int((~np.isnan(scores)).sum()),
         "l_star": benchmark.l_star,
         "best_arch": benchmark.best_id,
         "n_evaluations": len(traj["time_s"]),

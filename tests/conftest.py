@@ -3,7 +3,9 @@
 The whole test session uses one private cache folder (NASBENCH_CACHE), so tests never touch the
 user's cache and the packed cache is built once per session from the real logs.
 """
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -11,6 +13,7 @@ import pytest
 
 _SESSION_CACHE = tempfile.mkdtemp(prefix="nasbench-test-cache-")
 os.environ.setdefault("NASBENCH_CACHE", _SESSION_CACHE)
+atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)   # about 40 MB per session
 
 
 @pytest.fixture(scope="session")

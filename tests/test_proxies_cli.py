@@ -83,3 +83,31 @@ def test_check_params_on_all_cells(ptb):
     info = json.loads(out.stdout)
     assert info["analytic_checked"] == 14322 and info["analytic_differ"] == [] and info["built_differ"] == []
     assert info["built_checked"] == 6 and info["vocab_size"] == 10000
+
+
+def test_proxy_trials_are_not_reused_when_the_score_table_changes(tmp_path, ptb):
+    """A prs result depends on the cached scores: its file records their checksum, a rerun on the same
+    scores does nothing, and a rerun after the score table grew is refused until --overwrite."""
+    import shutil
+    from pathlib import Path
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for packed in Path(os.environ["NASBENCH_CACHE"]).glob("ptb-*.npz"):   # the session's packed PTB
+        shutil.copy2(packed, cache / packed.name)
+    assert run_cli("proxies", "build", "--metric", "num_params", "--sample", "300", cache=cache).returncode == 0
+    args = ("run", "--algo", "prs", "--set", "prs.metric=num_params", "--trials", "2", "--budget-hours", "20",
+            "--jobs", "1", "--out", str(tmp_path / "results"), "--json")
+    first = run_cli(*args, cache=cache)
+    assert first.returncode == 0, first.stderr
+    record = json.loads((tmp_path / "results" / "ptb" / "prs" / "trial-0.json").read_text())
+    assert record["scored_cells"] == 300 and len(record["scores_checksum"]) == 16
+    again = run_cli(*args, cache=cache)
+    assert again.returncode == 0 and json.loads(again.stdout)["ran"] == 0
+    assert run_cli("proxies", "build", "--metric", "num_params", "--sample", "400", cache=cache).returncode == 0
+    refused = run_cli(*args, cache=cache)
+    assert refused.returncode == 2 and "other training-free scores" in refused.stderr
+    assert "300 cells scored then" in refused.stderr and "Traceback" not in refused.stderr
+    redone = run_cli(*args, "--overwrite", cache=cache)
+    assert redone.returncode == 0, redone.stderr
+    assert json.loads((tmp_path / "results" / "ptb" / "prs" / "trial-0.json").read_text())["scored_cells"] == 400

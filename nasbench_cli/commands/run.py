@@ -78,15 +78,17 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_it
 
     from benchmarks.registry import load_benchmark
     from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files, trial_path
+    from nasbench_cli.trial import current_scores_checksum
     from optimizers.registry import parse_algo_list
 
     algos = parse_algo_list(algo_text)
     overrides = parse_overrides(set_items, algos)
-    load_benchmark(benchmark_name, data_dir)   # builds the cache once, and fails early on bad data
+    benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
     budget_s = budget_hours * 3600.0
     out = Path(out)
     remove_stale_temp_files(out, benchmark_name)
-    todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite)
+    scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
+    todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores)
     jobs = jobs or os.cpu_count() or 1
     errors = []
     if todo:
