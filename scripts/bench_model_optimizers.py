@@ -205,6 +205,12 @@ def main(argv=None):
                 "cpu_ratio": float(sum(r["reference"]["cpu_s"] for r in paired)
                                    / sum(r["ours"]["cpu_s"] for r in paired)),
             })
+            if len(paired) >= 3:   # do the two give the same final-regret distribution?
+                from scipy.stats import mannwhitneyu
+
+                summary[name]["regret_mannwhitney_p"] = float(mannwhitneyu(
+                    [r["ours"]["final_regret"] for r in mine], [r["reference"]["final_regret"] for r in paired],
+                    alternative="two-sided").pvalue)
     if args.json:
         print(json.dumps({"budget_hours": args.budget_hours, "trials": rows, "summary": summary}, indent=2))
     else:
@@ -213,6 +219,8 @@ def main(argv=None):
             if "cpu_ratio" in s:
                 line += (f"; reference {s['reference_cpu_s_per_trial']:.1f} s/trial, mean regret "
                          f"{s['reference_mean_regret']:.4f}; ratio {s['cpu_ratio']:.1f}x")
+            if "regret_mannwhitney_p" in s:
+                line += f"; final regrets differ? two-sided Mann-Whitney p = {s['regret_mannwhitney_p']:.2f}"
             print(line)
 
 
