@@ -42,9 +42,10 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
     `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
     proxy-guided algorithms; a file made from other scores is refused too.
     """
-    scores_checksums = scores_checksums or {}
     from nasbench_cli.trial import settings_hash
     from optimizers.registry import make_algorithm
+
+    scores_checksums = scores_checksums or {}
 
     todo, done, conflicts = [], [], []
     for algo in algos:
@@ -58,21 +59,20 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
             existing = None if overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
-            elif existing.get("settings_hash") == expected and existing.get("seed") == seed + k \
-                    and existing.get("scores_checksum") == scores_checksums.get(algo):
+                continue
+            same_settings = existing.get("settings_hash") == expected and existing.get("seed") == seed + k
+            if same_settings and existing.get("scores_checksum") == scores_checksums.get(algo):
                 done.append(path)
             else:
-                conflicts.append((path, existing))
+                conflicts.append((path, existing, same_settings))
     if conflicts:
-        path, existing = conflicts[0]
+        path, existing, same_settings = conflicts[0]
         differences = []
         if existing.get("budget_s") != budget_s:
             differences.append(f"budget {existing.get('budget_s', 0) / 3600:g} h there, {budget_s / 3600:g} h now")
         if existing.get("seed") != seed + int(existing.get("trial", 0)):
             differences.append(f"seed {existing.get('seed')} there")
-        if not differences and existing.get("scores_checksum") != scores_checksums.get(existing.get("algo")) \
-                and existing.get("settings_hash") == settings_hash(benchmark, existing.get("algo"),
-                                                                   existing.get("settings"), budget_s):
+        if same_settings:   # so only the training-free scores differ
             differences.append("other training-free scores: the score cache changed since "
                                f"({existing.get('scored_cells', 'unknown')} cells scored then)")
         if not differences:

@@ -48,7 +48,6 @@ class SMAC(Algorithm):
     def run(self, inputs: SearchInputs) -> None:
         from ConfigSpace import ConfigurationSpace
         from smac import HyperparameterOptimizationFacade, Scenario
-        from smac.runhistory.dataclasses import TrialValue
 
         settings = self.settings
         features = inputs.features
@@ -70,11 +69,13 @@ class SMAC(Algorithm):
                 config_selector=facade.get_config_selector(scenario, retrain_after=settings.retrain_after))
             _order_local_search_starts(smac)
             with fast_configuration_equality():
-                _drive(smac, evaluate, names, TrialValue)
+                _drive(smac, evaluate, names)
 
 
-def _drive(smac, evaluate, names, TrialValue) -> None:
+def _drive(smac, evaluate, names) -> None:
     """Ask, snap and train, tell; until the budget or the space is used up."""
+    from smac.runhistory.dataclasses import TrialValue
+
     while True:
         info = smac.ask()
         try:
