@@ -91,7 +91,7 @@ def load_trial(path) -> dict:
     path = Path(path)
     record, problem = _parse(path)
     if problem:
-        raise UserError(f"result file {path}: {problem}; delete it or re-run `nasbench run` to redo it")
+        raise UserError(f"result file {path}: {problem}; delete it, then `nasbench run` redoes that trial")
     match = TRIAL_FILE.match(path.name)
     if match and int(match.group(1)) != record["trial"]:
         raise UserError(f"result file {path}: holds trial {record['trial']}, its name says {match.group(1)}")

@@ -50,11 +50,10 @@ class SMAC(Algorithm):
         from smac import HyperparameterOptimizationFacade, Scenario
 
         settings = self.settings
-        features = inputs.features
-        _check(settings, features, inputs.env.search.n)
+        _check(settings)
         evaluate = SnappedEvaluator.for_algorithm(self, inputs)   # records vectors, proposals, losses
         low, high = evaluate.box()
-        names = labels(features.shape[1])
+        names = labels(inputs.features.shape[1])
         space = ConfigurationSpace({name: (float(lo), float(hi)) for name, lo, hi in zip(names, low, high)},
                                    seed=int(inputs.seed))
         with tempfile.TemporaryDirectory(prefix="nasbench-smac-") as folder, quiet_logger("smac"):
@@ -157,9 +156,7 @@ def _not_called(config, seed: int = 0) -> float:
     raise RuntimeError("SMAC is driven through ask/tell; its target function is never called")
 
 
-def _check(settings, features, n: int) -> None:
-    if features is None or features.shape[0] != n:
-        raise UserError("smac needs a feature matrix with one row per architecture (setting 'features')")
+def _check(settings) -> None:
     if settings.initial_per_dim < 0 or settings.retrain_after < 1 or settings.max_repeats < 1 \
             or settings.n_trials < 1:
         raise UserError("smac needs initial_per_dim >= 0 and retrain_after, max_repeats, n_trials >= 1")

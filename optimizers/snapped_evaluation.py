@@ -13,6 +13,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from benchmarks.environment import Environment
+from benchmarks.errors import UserError
 from optimizers.snapping import nearest_by_cosine, unit_rows
 
 
@@ -43,7 +44,12 @@ class SnappedEvaluator:
     @classmethod
     def for_algorithm(cls, algorithm, inputs) -> "SnappedEvaluator":
         """An evaluator with `algorithm.settings` (epochs, penalty, max_repeats, new_only) whose
-        record lists are also exposed as `algorithm.vectors`, `.proposals` and `.losses`."""
+        record lists are also exposed as `algorithm.vectors`, `.proposals` and `.losses`; a missing or
+        misshapen feature matrix is a UserError."""
+        n = inputs.env.search.n
+        if inputs.features is None or inputs.features.shape[0] != n:
+            raise UserError(f"{algorithm.name} needs a feature matrix with one row per architecture "
+                            "(setting 'features')")
         s = algorithm.settings
         evaluator = cls(inputs.env, inputs.features, s.epochs, s.penalty, s.max_repeats, s.new_only)
         algorithm.vectors, algorithm.proposals, algorithm.losses = \

@@ -60,8 +60,7 @@ class TPE(Algorithm):
 
     def run(self, inputs: SearchInputs) -> None:
         settings = self.settings
-        features = inputs.features
-        _check(settings, features, inputs.env.search.n)
+        _check(settings)
         objective = SnappedEvaluator.for_algorithm(self, inputs)   # records vectors, proposals, losses
         low, high = objective.box()
         try:
@@ -219,9 +218,7 @@ def gmm_lpdf(samples, weights, mus, sigmas, low, high) -> np.ndarray:
     return np.log(x.sum(axis=2)) + top
 
 
-def _check(settings, features, n: int) -> None:
-    if features is None or features.shape[0] != n:
-        raise UserError("tpe needs a feature matrix with one row per architecture (setting 'features')")
+def _check(settings) -> None:
     if settings.queue_len < 1 or settings.max_repeats < 1 or settings.n_ei_candidates < 1:
         raise UserError("tpe needs queue_len, n_ei_candidates and max_repeats >= 1")
     if settings.engine not in ("fast", "hyperopt"):

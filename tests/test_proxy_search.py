@@ -76,7 +76,6 @@ def test_no_scores_is_a_user_error(ptb):
         run(ptb, "phb", None)
 
 
-
 def test_degenerate_scores_stay_in_the_universe_and_rank_last(ptb):
     """A scored cell whose score is not finite (-inf from load_scores) is drawn and paid for like any
     other, and loses to every finite score, whichever direction is better."""
