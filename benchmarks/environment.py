@@ -1,11 +1,14 @@
-"""The simulated training environment of one trial (one worker).
+"""The simulated training environment of one trial: checkpoints, incumbent and history.
 
-`train(arch, epochs)` continues an architecture from its checkpoint: going from k to E epochs charges
-the recorded wall time of epochs k+1..E (`sum(wall_time_s[k:E])`, seconds) and reveals the validation
-and train losses of those epochs only. Unlike the upstream reference code, which charges
-`sum(wall_times[:E])` but shows losses at index E, training to E epochs shows epochs 1..E and nothing
-more. A run that diverged (its log stops early) trains to where it stopped, is charged only those
-epochs, and reports its failure status.
+Training row `arch` from k to E epochs charges the recorded wall time of epochs k+1..E
+(`sum(wall_time_s[k:E])`, seconds) and reveals the validation and train losses of those epochs only.
+Unlike the upstream reference code, which charges `sum(wall_times[:E])` but shows losses at index E,
+training to E epochs shows epochs 1..E and nothing more. A run that diverged (its log stops early)
+trains to where it stopped, is charged only those epochs, and reports its failure status.
+
+Two ways to drive it: `continuation` (what a job would cost, nothing changes) and `record` (a job
+ended at a given simulated time: checkpoint, incumbent and history are updated), which the harness's
+event-driven simulator uses for K workers; or `train` / `spend`, one worker in a plain loop.
 
 The environment holds a `SearchTable`, which has no test losses: what an optimizer can reach through
 it is what a searcher would see. Regret is computed on the harness side from `history`.
@@ -50,12 +53,21 @@ class Observation:
 
 @dataclass(slots=True)
 class History:
-    """One entry per `train` call, as parallel lists (harness side reads it for regret)."""
-    time_s: list
+    """One entry per finished job (`train` call), in order of end time, as parallel lists (the
+    harness reads it for regret and for the job log)."""
+    time_s: list              # simulated seconds when the job ended
     arch: list                # row index trained
     epochs: list              # epochs reached by that architecture
     incumbent: list           # row index of the best-by-validation (arch, epoch), -1 if none yet
     incumbent_epoch: list     # its epoch (1-based), 0 if none
+    start_s: list             # simulated seconds when a worker took the job (before its overhead)
+    worker: list              # the worker that ran it (0..K-1)
+    from_epoch: list          # the checkpoint it continued from
+    overhead_s: list          # seconds of non-training work charged before the training
+
+    @classmethod
+    def empty(cls) -> "History":
+        return cls([], [], [], [], [], [], [], [], [])
 
 
 class Environment:
@@ -70,7 +82,7 @@ class Environment:
         self._logged = search.n_epochs.tolist()
         self._ids = search.ids.tolist()
         self._ok = (search.status == "OK").tolist()
-        self.history = History([], [], [], [], [])
+        self.history = History.empty()
         self._incumbent = (math.inf, -1, 0)   # (val_loss, row, epoch), ties broken by (row, epoch)
         self._index = _prefix_index(search)
 
@@ -104,43 +116,58 @@ class Environment:
         cum = self._index.cum_time_s
         return float(cum[arch, reached] - cum[arch, start])
 
-    def train(self, arch: int, epochs: int) -> Observation:
-        """Train row `arch` up to `epochs` epochs (from its checkpoint); raises BudgetExhausted if the
-        call would end after the budget (then nothing is charged or recorded)."""
+    def continuation(self, arch: int, epochs: int) -> tuple[int, int, float]:
+        """(from_epoch, reached, cost_s) of training row `arch` up to `epochs` from its checkpoint now:
+        it reaches min(epochs, epochs logged), at least its checkpoint; nothing changes."""
         if type(arch) is not int or not 0 <= arch < self._n:
             arch = self.search.check_index(arch)
         if type(epochs) is not int or not 1 <= epochs <= self._max_epochs:
             epochs = self._check_epochs(epochs)
-        trained = self._trained
-        start = trained[arch]
-        logged = self._logged[arch]
-        reached = max(start, min(epochs, logged))
+        start = self._trained[arch]
+        reached = max(start, min(epochs, self._logged[arch]))
         cum = self._index.cum_time_s
-        cost = cum.item(arch, reached) - cum.item(arch, start)
-        if self.time_s + cost > self.budget_s:
-            raise BudgetExhausted(f"training {self.search.ids[arch]} to {epochs} epochs needs {cost:.0f} s, "
-                                  f"{self.remaining_s:.0f} s left")
-        self.time_s += cost
-        trained[arch] = reached
+        return start, reached, cum.item(arch, reached) - cum.item(arch, start)
+
+    def record(self, arch: int, epochs: int, start: int, reached: int, cost_s: float, end_s: float,
+               start_s: float, worker: int = 0, overhead_s: float = 0.0) -> Observation:
+        """A job that trained `arch` from epoch `start` to `reached` (asked: `epochs`) ended at simulated
+        time `end_s`: move its checkpoint, update the incumbent, add a history point; its observation."""
+        self._trained[arch] = reached
         if reached > start:
             best_val = self._index.prefix_best_val.item(arch, reached)
             if best_val <= self._incumbent[0]:
                 candidate = (best_val, arch, self._index.prefix_best_epoch.item(arch, reached))
                 if candidate < self._incumbent:
                     self._incumbent = candidate
+        logged = self._logged[arch]
         failed = epochs > logged or (reached == logged and not self._ok[arch])
         status = str(self.search.status[arch]) if failed else "OK"
         if failed and status == "OK":   # an OK log with fewer epochs than asked: it stopped early
             status = "stopped early"
         history = self.history
-        history.time_s.append(self.time_s)
+        history.time_s.append(end_s)
         history.arch.append(arch)
         history.epochs.append(reached)
         history.incumbent.append(self._incumbent[1])
         history.incumbent_epoch.append(self._incumbent[2])
+        history.start_s.append(start_s)
+        history.worker.append(worker)
+        history.from_epoch.append(start)
+        history.overhead_s.append(overhead_s)
         return Observation(arch, self._ids[arch], start, reached, epochs,
                            self.search.val_loss[arch, start:reached], self.search.train_loss[arch, start:reached],
-                           status, cost, self.time_s)
+                           status, cost_s, end_s)
+
+    def train(self, arch: int, epochs: int) -> Observation:
+        """One worker: train row `arch` up to `epochs` epochs (from its checkpoint) now; raises
+        BudgetExhausted if the call would end after the budget (then nothing is charged or recorded)."""
+        start, reached, cost = self.continuation(arch, epochs)
+        if self.time_s + cost > self.budget_s:
+            raise BudgetExhausted(f"training {self.search.ids[arch]} to {epochs} epochs needs {cost:.0f} s, "
+                                  f"{self.remaining_s:.0f} s left")
+        began = self.time_s
+        self.time_s += cost
+        return self.record(int(arch), int(epochs), start, reached, cost, self.time_s, began)
 
     def spend(self, cost_s: float) -> None:
         """Charge `cost_s` simulated seconds of work that is not training (e.g. scoring a cell with a

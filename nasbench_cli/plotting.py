@@ -1,7 +1,9 @@
-"""The three figures of `nasbench plot`: regret vs simulated time, CDF of final regret, mean rank.
+"""The figures of `nasbench plot`: regret vs simulated time, CDF of final regret, mean rank, and for
+runs with simulated workers, regret per worker count and worker utilisation.
 
 matplotlib (Agg backend) is imported inside the functions. Each algorithm keeps one colour and line
-style in every figure (`algo_style`). Regret is drawn on a log axis with a floor: values below
+style in every figure (`algo_style`); a label `algo@Kw` keeps the algorithm's colour and takes the line
+style of its worker count. Regret is drawn on a log axis with a floor: values below
 `REGRET_FLOOR` (including 0, reached when the incumbent is the architecture and epoch holding L*)
 are drawn at the floor, and the axis label says so.
 """
@@ -28,7 +30,12 @@ _STYLES = {
     "re": ("#009E73", "-."),
     "tpe": ("#E69F00", (0, (5, 1.5, 1, 1.5))),
     "smac": ("#CC79A7", (0, (1, 1.2))),
+    "asha": ("#E41A1C", "-"),
+    "ahb": ("#984EA3", "--"),
+    "prs": ("#4D4D4D", "-."),
+    "phb": ("#A65628", (0, (3, 1, 1, 1, 1, 1))),
 }
+_WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
 _EXTRA_COLOURS = ("#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")
 _EXTRA_DASHES = ("-", "--", "-.", (0, (1, 1.2)), (0, (5, 1.5, 1, 1.5)))
 
@@ -36,13 +43,19 @@ BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText
 
 
 def algo_style(name: str) -> dict:
-    """{'color', 'linestyle'} for an algorithm: fixed for registry names, a stable hash otherwise."""
-    if name in _STYLES:
-        color, dash = _STYLES[name]
+    """{'color', 'linestyle'} for a run label: fixed for registry names, a stable hash otherwise; a
+    label `algo@Kw` has the algorithm's colour and a line style for its worker count."""
+    from nasbench_cli.results_io import split_label
+
+    algo, workers = split_label(name)
+    if algo in _STYLES:
+        color, dash = _STYLES[algo]
     else:
-        key = zlib.crc32(name.encode())
+        key = zlib.crc32(algo.encode())
         color = _EXTRA_COLOURS[key % len(_EXTRA_COLOURS)]
         dash = _EXTRA_DASHES[(key // len(_EXTRA_COLOURS)) % len(_EXTRA_DASHES)]
+    if workers > 1:
+        dash = _WORKER_DASHES.get(workers, _EXTRA_DASHES[workers % len(_EXTRA_DASHES)])
     return {"color": color, "linestyle": dash}
 
 
@@ -136,7 +149,7 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_yscale("log")
     ax.set_xlim(grid_h[0], grid_h[-1])
     ax.set_ylim(*_regret_ylim(means, lows))
-    ax.set_xlabel("simulated training time (hours, log scale)")
+    ax.set_xlabel("simulated wall-clock time (hours, log scale)")
     ax.set_ylabel(f"regret: test log-perplexity − L*\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     banded = any(len(records) >= 2 for records in per_algo.values())
     subtitle = "mean over trials, shaded 95% t-interval" if banded else "one trial per algorithm (no interval)"
@@ -192,7 +205,7 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_ylim(0.8, max(n_algos, 2) + 0.2)
     ax.set_yticks(range(1, max(n_algos, 2) + 1))
     ax.invert_yaxis()
-    ax.set_xlabel("simulated training time (hours, log scale)")
+    ax.set_xlabel("simulated wall-clock time (hours, log scale)")
     ax.set_ylabel("mean rank among algorithms (1 = lowest regret)")
     ax.set_title(f"{_title(benchmark)}: mean rank over time\nranked per trial index, averaged over trials")
     if not drawn:
@@ -202,8 +215,75 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     return fig
 
 
+def _workers_of(records) -> int:
+    from nasbench_cli.results_io import record_workers
+
+    return record_workers(records[0]) if records else 1
+
+
+def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s):
+    """One panel per worker count: mean regret (95% t-band) vs simulated wall-clock hours."""
+    import matplotlib.pyplot as plt
+
+    from nasbench_cli.results_io import split_label
+
+    counts = sorted({_workers_of(records) for records in per_algo.values()})
+    grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
+    fig, axes = plt.subplots(1, len(counts), figsize=(3.6 * len(counts) + 1.4, 3.9), sharey=True, squeeze=False)
+    means, lows = [], []
+    for ax, count in zip(axes[0], counts):
+        for label, records in per_algo.items():
+            if _workers_of(records) != count:
+                continue
+            band = aggregate.mean_band(aggregate.regret_matrix(records, grid_s))
+            mean = _floor(band["mean"])
+            means.append(np.where(np.isfinite(band["mean"]), mean, np.nan))
+            lows.append(band["low"])
+            algo = split_label(label)[0]
+            _plot_with_partial(ax, grid_h, mean, band["n"], len(records), f"{algo} (n={len(records)})",
+                               {**algo_style(algo), "linestyle": "-"}, band=(_floor(band["low"]), _floor(band["high"])))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlim(grid_h[0], grid_h[-1])
+        ax.set_title(f"{count} worker{'s' if count > 1 else ''}")
+        ax.set_xlabel("simulated wall-clock hours (log)")
+    axes[0][0].set_ylim(*_regret_ylim(means, lows))
+    axes[0][0].set_ylabel(f"regret (log; < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
+    handles = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label.split(" (n=")[0], handle)
+    fig.legend(list(handles.values()), list(handles), frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.suptitle(f"{_title(benchmark)}: regret vs wall-clock time with K workers (mean, shaded 95% t-interval)")
+    fig.tight_layout()
+    return fig
+
+
+def utilisation_figure(benchmark: str, per_algo: dict, grid_s):
+    """Share of busy workers over simulated wall-clock time, mean over trials, one line per run label."""
+    import matplotlib.pyplot as plt
+
+    end_h = max(float(r["budget_s"]) for rs in per_algo.values() for r in rs) / aggregate.SECONDS_PER_HOUR
+    grid_h = np.linspace(0.0, end_h, 400)
+    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    for label, records in per_algo.items():
+        shares = [aggregate.busy_share(r, grid_h * aggregate.SECONDS_PER_HOUR) for r in records if "jobs" in r]
+        if shares:
+            ax.plot(grid_h, np.mean(shares, axis=0), label=f"{label} (n={len(shares)})", **algo_style(label))
+    ax.set_xlim(0, end_h)
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_xlabel("simulated wall-clock time (hours)")
+    ax.set_ylabel("share of workers busy (mean over trials)")
+    ax.set_title(f"{_title(benchmark)}: worker utilisation
+"
+                 "idle = waiting for a rung to finish, or nothing left to start")
+    _legend(ax)
+    return fig
+
+
 FIGURES = (("regret-vs-time", regret_figure, True), ("final-regret-cdf", cdf_figure, False),
            ("mean-rank", rank_figure, True))
+PARALLEL_FIGURES = (("regret-by-workers", regret_by_workers_figure), ("worker-utilisation", utilisation_figure))
 
 
 def save_figure(fig, stem: Path, formats) -> list[Path]:
@@ -226,8 +306,12 @@ def plot_benchmark(benchmark: str, per_algo: dict, out_dir, formats=("png", "pdf
     records = [r for rs in per_algo.values() for r in rs]
     grid_s = aggregate.time_grid_s(records)
     written = []
+    parallel = any(_workers_of(records) > 1 for records in per_algo.values())
+    figures = [(name, make, needs_grid) for name, make, needs_grid in FIGURES]
+    if parallel:      # runs with simulated workers: per worker count, and how busy the workers were
+        figures += [(name, make, True) for name, make in PARALLEL_FIGURES]
     with _rc():
-        for name, make, needs_grid in FIGURES:
+        for name, make, needs_grid in figures:
             fig = make(benchmark, per_algo, grid_s) if needs_grid else make(benchmark, per_algo)
             try:
                 written += save_figure(fig, Path(out_dir) / f"{benchmark}-{name}", formats)

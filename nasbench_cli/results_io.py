@@ -1,6 +1,8 @@
 """Find, read and validate the per-trial result files written by `nasbench run`.
 
-Layout: `OUT/<benchmark>/<algo>/trial-<k>.json`, one record of `nasbench_cli.trial.run_trial` each.
+Layout: `OUT/<benchmark>/<label>/trial-<k>.json`, one record of `nasbench_cli.trial.run_trial` each;
+the label is the algorithm's name, with `@Kw` when K > 1 simulated workers ran it (`hb@4w`), so runs of
+one algorithm at several worker counts sit side by side and are compared as separate entries.
 Anything else in those folders (temporary `.trial-3.json.XXXX.tmp` files of a killed run, figures,
 notes) is ignored. A `trial-<k>.json` that does not parse or lacks keys is an error naming the file
 (`UserError`, exit 2): silently skipping it would bias every statistic. Delete it (or re-run
@@ -21,9 +23,20 @@ REQUIRED_KEYS = ("format", "benchmark", "algo", "trial", "seed", "budget_s", "se
                  "l_star", "best_arch", "final_regret", "compute_s", "trajectory")
 
 
-def trial_path(out, benchmark: str, algo: str, trial: int) -> Path:
-    """Where trial `trial` of `algo` on `benchmark` lives under the results folder `out`."""
-    return Path(out) / benchmark / algo / f"trial-{int(trial)}.json"
+def trial_path(out, benchmark: str, label: str, trial: int) -> Path:
+    """Where trial `trial` of the run labelled `label` (e.g. `hb`, `hb@4w`) on `benchmark` lives under
+    the results folder `out`."""
+    return Path(out) / benchmark / label / f"trial-{int(trial)}.json"
+
+
+def record_label(record: dict) -> str:
+    """The label a trial record is compared under (records made before worker labels: its algo)."""
+    return record.get("label") or record["algo"]
+
+
+def record_workers(record: dict) -> int:
+    """Simulated workers of a trial record (1 for records made before workers existed)."""
+    return int(record.get("workers") or 1)
 
 
 def trial_problem(record) -> str | None:
@@ -55,6 +68,9 @@ def trial_problem(record) -> str | None:
         return "budget_s is not a positive number"
     if not isinstance(record["trial"], int):
         return "trial is not an integer"
+    workers = record.get("workers", 1)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        return "workers is not a positive integer"
     return None
 
 
@@ -115,15 +131,29 @@ class Results:
         return self.runs[benchmark][algo]
 
 
+LABEL = re.compile(r"^(?P<algo>.+?)@(?P<workers>\d+)w$")
+
+
+def split_label(label: str) -> tuple[str, int]:
+    """'hb@4w' -> ('hb', 4); 'hb' -> ('hb', 1)."""
+    match = LABEL.match(label)
+    return (match.group("algo"), int(match.group("workers"))) if match else (label, 1)
+
+
 def algo_order(names) -> list[str]:
-    """Registry order (optimizers.registry.ALGORITHMS) first, then unknown names alphabetically."""
+    """Registry order (optimizers.registry.ALGORITHMS) of the algorithm first, unknown names after it
+    alphabetically; labels of one algorithm by worker count (hb, hb@4w, hb@16w)."""
     try:
         from optimizers.registry import ALGORITHMS
-        known = list(ALGORITHMS)
+        known = {name: k for k, name in enumerate(ALGORITHMS)}
     except ImportError:  # pragma: no cover - the registry is part of the package
-        known = []
-    names = set(names)
-    return [n for n in known if n in names] + sorted(n for n in names if n not in known)
+        known = {}
+
+    def key(label):
+        algo, workers = split_label(label)
+        return (known.get(algo, len(known)), algo, workers, label)
+
+    return sorted(set(names), key=key)
 
 
 def _trial_files(folder: Path) -> list[Path]:
@@ -175,10 +205,10 @@ def load_results(root, benchmarks=None, algos=None) -> Results:
     return results
 
 
-def _checked(record: dict, path: Path, benchmark: str, algo: str) -> dict:
-    if record["benchmark"] != benchmark or record["algo"] != algo:
-        raise UserError(f"result file {path}: holds {record['benchmark']}/{record['algo']}, but lies in "
-                        f"{benchmark}/{algo}; move it back where `nasbench run` wrote it")
+def _checked(record: dict, path: Path, benchmark: str, label: str) -> dict:
+    if record["benchmark"] != benchmark or record_label(record) != label:
+        raise UserError(f"result file {path}: holds {record['benchmark']}/{record_label(record)}, but lies in "
+                        f"{benchmark}/{label}; move it back where `nasbench run` wrote it")
     return record
 
 

@@ -1,6 +1,7 @@
 """Run many trials in worker processes, one atomic result file per trial, resumable.
 
-Trial k of an algorithm uses seed `seed + k`. Every trial runs in a joblib (loky) worker process
+Trial k of an algorithm uses seed `seed + k`; with `workers` > 1 simulated workers its results go
+under the label `algo@Kw` (see `results_io`). Every trial runs in a joblib (loky) worker process
 started with PYTHONHASHSEED=0 and single-threaded numerical libraries, so a trial's result is the same
 whatever `--jobs` is and in whichever order trials finish.
 """
@@ -27,6 +28,8 @@ class TrialSpec:
     overrides: tuple            # ((key, text), ...) setting overrides for this algorithm
     settings_hash: str
     path: Path
+    workers: int = 1            # simulated workers training side by side
+    label: str = ""             # results folder name: algo, or algo@Kw
 
 
 def read_existing(path: Path) -> dict | None:
@@ -35,14 +38,14 @@ def read_existing(path: Path) -> dict | None:
 
 
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
-                overrides: dict, overwrite: bool, scores_checksums: dict | None = None
+                overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1
                 ) -> tuple[list[TrialSpec], list[Path]]:
     """Trials still to run, and the result files already done; refuses files made with other settings.
 
     `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
     proxy-guided algorithms; a file made from other scores is refused too.
     """
-    from nasbench_cli.trial import settings_hash
+    from nasbench_cli.trial import run_label, settings_hash
     from optimizers.registry import make_algorithm
 
     scores_checksums = scores_checksums or {}
@@ -51,11 +54,12 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
     for algo in algos:
         algo_overrides = overrides.get(algo, {})
         settings = make_algorithm(algo, algo_overrides).settings_dict()
-        expected = settings_hash(benchmark, algo, settings, budget_s)
+        expected = settings_hash(benchmark, algo, settings, budget_s, workers)
+        label = run_label(algo, workers)
         for k in range(trials):
-            path = trial_path(out, benchmark, algo, k)
+            path = trial_path(out, benchmark, label, k)
             spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
-                             expected, path)
+                             expected, path, workers, label)
             existing = None if overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
@@ -87,11 +91,11 @@ def run_and_write(spec: TrialSpec, data_dir) -> dict:
     from nasbench_cli.trial import run_trial
 
     record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
-                       dict(spec.overrides), data_dir)
+                       dict(spec.overrides), data_dir, spec.workers)
     if record["settings_hash"] != spec.settings_hash:
         raise RuntimeError(f"settings hash changed in the worker for {spec.path}")
     write_json_atomic(spec.path, record)
-    return {"algo": spec.algo, "trial": spec.trial, "final_regret": record["final_regret"],
+    return {"algo": spec.algo, "label": spec.label, "trial": spec.trial, "final_regret": record["final_regret"],
             "compute_s": record["compute_s"], "path": str(spec.path)}
 
 
@@ -126,7 +130,7 @@ def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[
             except UserError:
                 raise
             except Exception as exc:  # a failed trial is reported, the others go on
-                errors.append(f"{spec.algo} trial {spec.trial}: {type(exc).__name__}: {exc}")
+                errors.append(f"{spec.label or spec.algo} trial {spec.trial}: {type(exc).__name__}: {exc}")
                 summary = None
             if summary is not None:
                 summaries.append(summary)

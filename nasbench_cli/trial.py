@@ -8,11 +8,18 @@ import numpy as np
 RESULT_FORMAT = "nasbench-trial/1"
 
 
-def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float) -> str:
-    """Stable hash of everything that defines a trial's outcome except its seed."""
-    text = json.dumps({"benchmark": benchmark, "algo": algo, "settings": settings, "budget_s": budget_s},
-                      sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, workers: int = 1) -> str:
+    """Stable hash of everything that defines a trial's outcome except its seed. One worker hashes as
+    before simulated workers existed, so earlier result files and baselines stay valid."""
+    fields = {"benchmark": benchmark, "algo": algo, "settings": settings, "budget_s": budget_s}
+    if workers != 1:
+        fields["workers"] = int(workers)
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def run_label(algo: str, workers: int = 1) -> str:
+    """The name a run is compared under (and its results folder): `hb`, or `hb@4w` with 4 workers."""
+    return algo if workers == 1 else f"{algo}@{int(workers)}w"
 
 
 def package_versions() -> dict:
@@ -59,27 +66,43 @@ def current_scores_checksum(benchmark, algo: str, overrides: dict | None = None)
     return scores_checksum(load_scores(benchmark, make_algorithm(algo, overrides).score_metric))
 
 
+def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, scores=None, workers: int = 1):
+    """Simulate one trial of `algorithm` (an instance, or a registry name with default settings) on the
+    searcher's table `search` with `workers` simulated workers and a wall-clock budget of `budget_s`
+    simulated seconds; returns the Environment (its `history` holds one point per finished job)."""
+    from benchmarks.environment import Environment
+    from nasbench_cli.simulator import run_on
+    from optimizers.registry import make_algorithm
+
+    if isinstance(algorithm, str):
+        algorithm = make_algorithm(algorithm)
+    env = Environment(search, budget_s)
+    run_on(env, algorithm, seed, features, scores, workers)
+    return env
+
+
+def job_log(history) -> dict:
+    """Per finished job, parallel to the trajectory: when a worker took it (simulated seconds), which
+    worker, the checkpoint it continued from, and its non-training overhead (seconds)."""
+    return {"start_s": list(history.start_s), "worker": list(history.worker),
+            "from_epoch": list(history.from_epoch), "overhead_s": list(history.overhead_s)}
+
+
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
-              overrides: dict | None = None, data_dir=None) -> dict:
-    """Run trial `trial` (seeded with `seed`) and return the result record (JSON-ready)."""
-    from benchmarks.environment import BudgetExhausted, Environment
+              overrides: dict | None = None, data_dir=None, workers: int = 1) -> dict:
+    """Run trial `trial` (seeded with `seed`) with `workers` simulated workers and return the result
+    record (JSON-ready)."""
     from benchmarks.regret import final_regret, trajectory
     from benchmarks.registry import load_benchmark
-    from optimizers.base import SearchInputs
     from optimizers.registry import make_algorithm
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     algorithm = make_algorithm(algo, overrides)
     feats = load_features(benchmark, algorithm.feature_kind)
     scores = load_scores(benchmark, algorithm.score_metric)
-    env = Environment(benchmark.search, budget_s)
     started = time.process_time()
     wall_started = time.perf_counter()
-    try:
-        algorithm.run(SearchInputs(env=env, rng=np.random.default_rng(seed), seed=seed, features=feats,
-                                     scores=scores))
-    except BudgetExhausted:
-        pass
+    env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers)
     compute_s = time.process_time() - started
     settings = algorithm.settings_dict()
     traj = trajectory(benchmark, env.history)
@@ -87,11 +110,13 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
         "format": RESULT_FORMAT,
         "benchmark": benchmark_name,
         "algo": algo,
+        "label": run_label(algo, workers),
+        "workers": int(workers),
         "trial": trial,
         "seed": seed,
         "budget_s": budget_s,
         "settings": settings,
-        "settings_hash": settings_hash(benchmark_name, algo, settings, budget_s),
+        "settings_hash": settings_hash(benchmark_name, algo, settings, budget_s, workers),
         "versions": package_versions(),
         "data_checksum": benchmark.checksum,
         "scores_checksum": scores_checksum(scores),
@@ -104,4 +129,5 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
         "compute_s": compute_s,
         "wall_s": time.perf_counter() - wall_started,
         "trajectory": traj,
+        "jobs": job_log(env.history),
     }

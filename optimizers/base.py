@@ -1,32 +1,55 @@
-"""The interface every NAS algorithm implements.
+"""The ask/tell protocol every NAS algorithm implements.
 
-An algorithm is a class with a `Settings` dataclass (its defaults are the paper's) and a
-`run(inputs)` loop that calls `inputs.env.train(arch, epochs)` until the environment raises
-`BudgetExhausted` (the runner catches it) or the search space is used up. It sees only the
-searcher's view (`env.search`: validation/train losses, wall times, status, recipes) and, if its
-settings name a feature kind, the feature matrix; test losses never reach it.
+The harness owns the loop, the simulated clock and the workers (`nasbench_cli/simulator.py`). Once per
+trial it calls `start(inputs)`; then, whenever a simulated worker is free, `ask()`, which returns a
+`Job` (train architecture `arch` up to `epochs` epochs, from its checkpoint) or None ("nothing to start
+until a result arrives"); when a job ends, `tell(job, observation)`. A trial ends when no job is running
+and `ask()` has nothing to start, or when the budget is spent; `finish()` is then called (always).
+
+An algorithm sees only the searcher's view (`inputs.search`: validation/train losses, wall times,
+status, recipes; the feature matrix and training-free scores its settings name) and the observations
+of its own jobs. It never sees test losses, result files or the clock's internals.
+
+Two ways to write one:
+- `Algorithm`: implement `ask` and `tell` (parallel-native algorithms: random search, ASHA, RE, BO).
+- `SequentialAlgorithm`: implement `search(inputs)` as straight-line code, a generator that yields a
+  `Job` and receives its `Observation`, or yields a list of jobs and receives their observations (same
+  order) once all of them have ended. A list runs on as many workers as are free (a synchronous batch:
+  e.g. one Hyperband rung); a single job occupies one worker while the others wait.
 """
 import dataclasses
+from collections import deque
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from benchmarks.environment import Environment
+from benchmarks.table import SearchTable
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Job:
+    """Train row `arch` up to `epochs` epochs from its checkpoint. `overhead_s`: simulated seconds of
+    other work the worker does first (e.g. scoring candidates with a training-free metric), charged
+    to the trial's clock before the training starts. Compared by identity: each ask gives a new job."""
+    arch: int
+    epochs: int
+    overhead_s: float = 0.0
 
 
 @dataclass(frozen=True)
 class SearchInputs:
-    """What the runner hands an algorithm for one trial."""
-    env: Environment
+    """What the harness hands an algorithm for one trial (the searcher's view, never test losses)."""
+    search: SearchTable               # the benchmark without its test losses
     rng: np.random.Generator          # seeded from the trial's seed
     seed: int                         # the trial's seed, for libraries that take an int
-    features: np.ndarray | None       # [n_arch, d] rows aligned with env.search, or None
+    features: np.ndarray | None       # [n_arch, d] rows aligned with search, or None
     scores: np.ndarray | None = None  # [n_arch] training-free scores (NaN unscored, -inf degenerate) or None
+    workers: int = 1                  # simulated workers training side by side
 
 
 class Algorithm:
-    """Base class: subclasses set `name`, `description`, `Settings` and implement `run`."""
+    """Base class: subclasses set `name`, `description`, `Settings` and implement `start`, `ask`, `tell`."""
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
 
@@ -47,8 +70,77 @@ class Algorithm:
         """The training-free metric this algorithm reads (`settings.metric`), or None."""
         return getattr(self.settings, "metric", None)
 
-    def run(self, inputs: SearchInputs) -> None:
+    def start(self, inputs: SearchInputs) -> None:
+        """Called once, before the first `ask` of a trial."""
+
+    def ask(self) -> Job | None:
+        """The next job for a free worker, or None: nothing to start until a running job ends."""
         raise NotImplementedError
+
+    def tell(self, job: Job, observation) -> None:
+        """`job` ended; `observation` (benchmarks.environment.Observation) is what it revealed."""
+
+    def finish(self) -> None:
+        """Called once when the trial ends (also after an error): release resources."""
 
     def settings_dict(self) -> dict:
         return dataclasses.asdict(self.settings)
+
+
+class SequentialAlgorithm(Algorithm):
+    """An algorithm written as straight-line code: `search(inputs)` is a generator.
+
+        def search(self, inputs):
+            for row in inputs.rng.permutation(inputs.search.n).tolist():
+                observation = yield Job(row, 50)                    # one job
+            observations = yield [Job(r, 1) for r in rows]          # a batch: all must end first
+
+    Returning from the generator ends the search. The code between two yields runs inside `ask`, so
+    it sees every observation sent so far and nothing else.
+    """
+
+    def search(self, inputs: SearchInputs):
+        raise NotImplementedError
+
+    def start(self, inputs: SearchInputs) -> None:
+        self._generator = self.search(inputs)
+        self._queue: deque = deque()      # jobs of the current yield not yet handed to a worker
+        self._slots: dict = {}            # id(job) -> its position in the current yield
+        self._results: list = []          # observations of the current yield, by position
+        self._waiting = 0                 # jobs of the current yield not yet told
+        self._batch = False               # the current yield was a list
+        self._reply = None                # what to send into the generator next
+        self._started = self._done = False
+
+    def ask(self) -> Job | None:
+        if self._queue:
+            return self._queue.popleft()
+        if self._waiting or self._done:
+            return None
+        try:
+            item = self._generator.send(self._reply) if self._started else next(self._generator)
+        except StopIteration:
+            self._done = True
+            return None
+        self._started, self._reply = True, None
+        self._batch = isinstance(item, (list, tuple))
+        jobs = list(item) if self._batch else [item]
+        if not all(isinstance(job, Job) for job in jobs):
+            raise TypeError(f"{self.name}: search() must yield a Job or a list of Jobs, got {item!r}")
+        if not jobs:              # an empty batch: answered at once
+            self._reply = []
+            return self.ask()
+        self._slots = {id(job): k for k, job in enumerate(jobs)}
+        self._results = [None] * len(jobs)
+        self._waiting = len(jobs)
+        self._queue.extend(jobs)
+        return self._queue.popleft()
+
+    def tell(self, job: Job, observation) -> None:
+        self._results[self._slots.pop(id(job))] = observation
+        self._waiting -= 1
+        if self._waiting == 0:
+            self._reply = self._results if self._batch else self._results[0]
+
+    def finish(self) -> None:
+        self._generator.close()

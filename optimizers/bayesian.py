@@ -15,6 +15,13 @@ order of its log folder listing).
 Observations: as in the release, an architecture whose run diverged (status not 'OK', or no finite
 validation loss at `epochs`) is never trained again but is left out of the surrogate's data.
 
+With K workers: an architecture counts as tried when it is handed to a worker, so pending ones are
+never candidates; the refit schedule counts architectures handed out, and each refit learns from
+the results told so far. No constant liar: between refits the algorithm hands out the next rows of one
+LCB ranking, so up to `refit_every` pending jobs are already distinct, diverse picks from one fit, and
+a lie about a pending row would only change predictions for rows that are excluded anyway. With one
+worker, handed out = told at every ask, and the algorithm is exactly the sequential one.
+
 Speed (see `scripts/bench_model_optimizers.py`): the trees are grown with the exact greedy method on
 one thread (what xgboost's 'auto' chose for data this small in the release's era, and 2-3x faster
 than 'hist' here), each bag on its distinct rows with the bootstrap counts as weights (equivalent to
@@ -26,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, SearchInputs
+from optimizers.base import Algorithm, Job, SearchInputs
 
 
 class BayesianOptimisation(Algorithm):
@@ -48,46 +55,53 @@ class BayesianOptimisation(Algorithm):
         refit_every: int = 10           # evaluations between surrogate refits
         tree_method: str = "exact"      # xgboost tree method ('exact', 'hist', 'approx')
 
-    def run(self, inputs: SearchInputs) -> None:
+    def start(self, inputs: SearchInputs) -> None:
         import xgboost  # noqa: F401  (heavy: imported when a trial runs)
 
         settings = self.settings
-        env, rng = inputs.env, inputs.rng
-        n = env.search.n
+        rng = inputs.rng
+        n = inputs.search.n
         _check(settings, inputs.features, n)
-        features = np.ascontiguousarray(inputs.features, dtype=np.float32)
-        epochs = int(settings.epochs)
-        tried = np.zeros(n, dtype=bool)
-        rows: list[int] = []      # architectures with a finite target, in evaluation order
-        targets: list[float] = []
-        # Kept for inspection (tests): the rows trained in order, and each refit's
-        # (evaluations before it, training rows, training targets, ranking of untried rows).
+        self._n, self._rng = n, rng
+        self._features = np.ascontiguousarray(inputs.features, dtype=np.float32)
+        self._epochs = int(settings.epochs)
+        self._tried = np.zeros(n, dtype=bool)    # handed to a worker
+        self._handed_out = 0
+        self._rows: list[int] = []                # architectures with a finite target, in order told
+        self._targets: list[float] = []
+        self._initial = rng.choice(n, size=min(int(settings.initial), n), replace=False).tolist()
+        self._tie_rank = rng.permutation(n)
+        self._ranking = np.empty(0, dtype=np.int64)
+        self._position = 0
+        # Kept for inspection (tests): the rows told in order, and each refit's
+        # (architectures handed out before it, training rows, training targets, ranking of untried rows).
         self.evaluated, self.refits = [], []
 
-        def evaluate(row: int) -> None:
-            tried[row] = True
-            obs = env.train(row, epochs)
-            self.evaluated.append(row)
-            loss = obs.last_val_loss
-            if obs.status == "OK" and obs.epochs == epochs and math.isfinite(loss):
-                rows.append(row)
-                targets.append(loss)
+    def ask(self) -> Job | None:
+        done = self._handed_out
+        if done < len(self._initial):
+            row = self._initial[done]
+        elif done >= self._n:
+            return None
+        else:
+            if (done - len(self._initial)) % self.settings.refit_every == 0 or self._position >= len(self._ranking):
+                candidates = np.flatnonzero(~self._tried)
+                self._ranking = self._rank(self._features, self._rows, self._targets, candidates, self._tie_rank,
+                                           self._rng)
+                self.refits.append((done, list(self._rows), list(self._targets), self._ranking))
+                self._position = 0
+            row = int(self._ranking[self._position])
+            self._position += 1
+        self._tried[row] = True
+        self._handed_out += 1
+        return Job(row, self._epochs)
 
-        initial = min(int(settings.initial), n)
-        for row in rng.choice(n, size=initial, replace=False).tolist():
-            evaluate(row)
-        tie_rank = rng.permutation(n)
-        ranking = np.empty(0, dtype=np.int64)
-        position = 0
-        while len(self.evaluated) < n:
-            done = len(self.evaluated)
-            if (done - initial) % settings.refit_every == 0 or position >= len(ranking):
-                candidates = np.flatnonzero(~tried)
-                ranking = self._rank(features, rows, targets, candidates, tie_rank, rng)
-                self.refits.append((done, list(rows), list(targets), ranking))
-                position = 0
-            evaluate(int(ranking[position]))
-            position += 1
+    def tell(self, job: Job, observation) -> None:
+        self.evaluated.append(job.arch)
+        loss = observation.last_val_loss
+        if observation.status == "OK" and observation.epochs == self._epochs and math.isfinite(loss):
+            self._rows.append(job.arch)
+            self._targets.append(loss)
 
     def _rank(self, features, rows, targets, candidates, tie_rank, rng) -> np.ndarray:
         """Untried `candidates` ordered best first by the LCB of a freshly fitted bagged surrogate."""

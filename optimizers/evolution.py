@@ -17,6 +17,13 @@ A child may be an architecture trained before (not the parent): as in the releas
 population again with its known fitness, and nothing is trained or charged. `new_children_only=True`
 instead keeps escalating the noise until the child is an untrained architecture and, if the largest
 noise still lands on a trained one, snaps to the nearest untrained architecture.
+
+Asynchronous, as in Real et al. (2019): a free worker breeds a child from the population as it is at
+that moment. The first `population` asks hand out the random initial architectures; breeding starts
+once all of them have been told (until then a free worker waits). An architecture handed to another
+worker and not yet told counts as trained: a child that snaps onto it is discarded and bred again
+(with one worker this never happens). With one worker the order of random draws, and so the
+trajectory, is exactly the sequential algorithm's.
 """
 import math
 from collections import deque
@@ -25,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, SearchInputs
+from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.snapping import nearest_by_cosine, unit_rows
 
 TOURNAMENT_RETRIES = 5        # redraws of an all-diverged tournament (the release's limit)
@@ -49,43 +56,66 @@ class RegularizedEvolution(Algorithm):
             # `--set noise_stds=0.5,1,2` arrives as text: store the canonical tuple of floats.
             object.__setattr__(self, "noise_stds", noise_stds(self.noise_stds))
 
-    def run(self, inputs: SearchInputs) -> None:
+    def start(self, inputs: SearchInputs) -> None:
         settings = self.settings
         features = inputs.features
-        env, rng = inputs.env, inputs.rng
-        n = env.search.n
+        n = inputs.search.n
         _check(settings, features, n)
-        stds = noise_stds(settings.noise_stds)
-        epochs = int(settings.epochs)
-        low, high = features.min(axis=0), features.max(axis=0)
+        self._features, self._rng = features, inputs.rng
+        self._stds = noise_stds(settings.noise_stds)
+        self._epochs = int(settings.epochs)
+        self._low, self._high = features.min(axis=0), features.max(axis=0)
         unit_rows(features)                      # normalise once, before the loop
-        trained = np.zeros(n, dtype=bool)
-        fitness: dict[int, float] = {}
-        population: deque = deque(maxlen=settings.population)
+        self._trained = np.zeros(n, dtype=bool)  # handed to a worker (told or not)
+        self._initial = inputs.rng.choice(n, size=settings.population, replace=False).tolist()
+        self._handed_out = 0                     # initial architectures handed to workers
+        self._told = 0                           # jobs told
+        self._stale = 0
+        self._done = False
+        self.fitness: dict[int, float] = {}
         # Kept on the instance for inspection (tests): the living population, every row in the order
         # it joined, and the parent of each child (members[population + k] is the child of parents[k]).
-        self.population, self.members, self.parents, self.fitness = population, [], [], fitness
+        self.population: deque = deque(maxlen=settings.population)
+        self.members, self.parents = [], []
 
-        def evaluate(row: int) -> None:
-            if not trained[row]:
-                obs = env.train(row, epochs)
-                trained[row] = True
-                loss = obs.last_val_loss if obs.status == "OK" and obs.epochs == epochs else math.inf
-                fitness[row] = loss if math.isfinite(loss) else math.inf
-            population.append(row)               # the oldest member (left end) dies when full
-            self.members.append(row)
-
-        for row in rng.choice(n, size=settings.population, replace=False).tolist():
-            evaluate(row)
-        stale = 0
-        while stale < MAX_STALE_STEPS:
-            parent = self._tournament(list(population), fitness, rng)
-            child = self._mutate(features, parent, low, high, stds, trained, rng)
+    def ask(self) -> Job | None:
+        if self._handed_out < len(self._initial):
+            row = self._initial[self._handed_out]
+            self._handed_out += 1
+            self._trained[row] = True
+            return Job(row, self._epochs)
+        if self._told < len(self._initial) or self._done:
+            return None                           # the initial population is not complete yet
+        trained, fitness = self._trained, self.fitness
+        while self._stale < MAX_STALE_STEPS:
+            parent = self._tournament(list(self.population), fitness, self._rng)
+            child = self._mutate(self._features, parent, self._low, self._high, self._stds, trained, self._rng)
             if child is None:
-                return                            # every architecture trained
+                break                             # every architecture trained
+            if trained[child] and child not in fitness:
+                self._stale += 1                  # running on another worker: breed again
+                continue
             self.parents.append(parent)
-            stale = stale + 1 if trained[child] else 0
-            evaluate(child)
+            if trained[child]:                    # known: joins again, nothing trained
+                self._stale += 1
+                self._join(child)
+                continue
+            self._stale = 0
+            trained[child] = True
+            return Job(child, self._epochs)
+        self._done = True
+        return None
+
+    def tell(self, job: Job, observation) -> None:
+        loss = observation.last_val_loss if observation.status == "OK" and observation.epochs == self._epochs \
+            else math.inf
+        self.fitness[job.arch] = loss if math.isfinite(loss) else math.inf
+        self._told += 1
+        self._join(job.arch)
+
+    def _join(self, row: int) -> None:
+        self.population.append(row)               # the oldest member (left end) dies when full
+        self.members.append(row)
 
     def _tournament(self, members: list, fitness: dict, rng: np.random.Generator) -> int:
         size = min(self.settings.sample, len(members))

@@ -15,6 +15,10 @@ whose validation loss is not finite, is dropped (so a rung may promote fewer tha
 Brackets repeat (s_max..0, again and again) until the simulated budget is spent; new architectures
 are drawn without replacement over the whole trial (the release draws each bracket independently
 and runs the four brackets once).
+
+With K workers this is synchronous Hyperband: each rung is one batch of jobs spread over the free
+workers, and the next rung (or bracket) starts only when every job of the rung has ended, so workers
+sit idle at each rung's barrier (visible in the job log and the utilisation figure).
 `bracket_budget_epochs` sets B; the release's notebook used B = 100 R / 3.5 to match its random search.
 
 `promote="worst"` is a TEST HOOK, not an algorithm: it promotes the worst floor(n_i / eta) instead
@@ -26,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, SearchInputs
+from optimizers.base import Job, SearchInputs, SequentialAlgorithm
 
 PROMOTE_MODES = ("best", "worst")
 
@@ -62,7 +66,7 @@ def bracket_schedule(max_epochs: int = 50, eta: int = 3,
     return brackets
 
 
-class Hyperband(Algorithm):
+class Hyperband(SequentialAlgorithm):
     name = "hb"
     description = "Hyperband, R = 50 epochs, eta = 3, promoted models continue from checkpoints"
 
@@ -80,24 +84,27 @@ class Hyperband(Algorithm):
             bracket_schedule(self.max_epochs, self.eta, self.bracket_budget_epochs)   # validates the rest
 
     def config_source(self, inputs: SearchInputs):
-        """Where new architectures come from: `take(n) -> rows` (override to filter candidates)."""
+        """Where new architectures come from: `take(n) -> (rows, overhead_s)`, the seconds of work
+        choosing them costs (override to filter candidates)."""
         return permutation_source(inputs)
 
-    def run(self, inputs: SearchInputs) -> None:
+    def search(self, inputs: SearchInputs):
         settings = self.settings
         worst = settings.promote == "worst"
         brackets = bracket_schedule(settings.max_epochs, settings.eta, settings.bracket_budget_epochs)
-        train = inputs.env.train
         new_configs = self.config_source(inputs)
         while True:
             for rungs in brackets:
-                configs = new_configs(rungs[0].n_configs)
+                configs, overhead_s = new_configs(rungs[0].n_configs)
                 if not configs:
                     return
                 for rung in rungs:
+                    jobs = [Job(row, rung.epochs) for row in configs]
+                    if overhead_s:      # choosing the bracket's architectures: before its first job
+                        jobs[0] = Job(configs[0], rung.epochs, overhead_s)
+                        overhead_s = 0.0
                     losses = []
-                    for row in configs:
-                        obs = train(row, rung.epochs)
+                    for obs in (yield jobs):
                         loss = obs.last_val_loss if obs.status == "OK" and obs.epochs == rung.epochs else math.inf
                         losses.append(loss if math.isfinite(loss) else math.inf)
                     configs = _promote(configs, losses, rung.keep, worst)
@@ -106,15 +113,16 @@ class Hyperband(Algorithm):
 
 
 def permutation_source(inputs: SearchInputs):
-    """`take(n)`: the next n rows of one random permutation of the benchmark (no replacement)."""
-    order = inputs.rng.permutation(inputs.env.search.n).tolist()
+    """`take(n)`: the next n rows of one random permutation of the benchmark (no replacement), at no
+    cost (0 s)."""
+    order = inputs.rng.permutation(inputs.search.n).tolist()
     position = 0
 
-    def take(n: int) -> list:
+    def take(n: int) -> tuple[list, float]:
         nonlocal position
         chunk = order[position:position + n]
         position += len(chunk)
-        return chunk
+        return chunk, 0.0
 
     return take
 

@@ -4,8 +4,8 @@ The universe is the set of architectures that have a cached score (`nasbench pro
 whose score is not finite included (they rank last: the searcher learns that only by paying to score
 them). It should be the whole benchmark (`--all`) or a uniform sample (`--sample N`): a universe
 scored with `--completed-only` holds no diverged cells and so hands the searcher knowledge it could
-not have. Scoring a candidate charges `score_cost_s` simulated seconds (`Environment.spend`), so a
-proxy-guided search pays for its filter.
+not have. Scoring a candidate costs `score_cost_s` simulated seconds, charged as the overhead of the
+job that trains the chosen architectures, so a proxy-guided search pays for its filter.
 """
 import numpy as np
 
@@ -32,22 +32,18 @@ class ScoredCandidates:
         key = -scores if higher_is_better else scores           # lower key = better
         self.key = np.where(np.isfinite(scores), key, np.inf)   # a degenerate score ranks last
         self.position = 0
-        self.env = inputs.env
         self.score_cost_s = float(score_cost_s)
 
     @property
     def universe_size(self) -> int:
         return len(self.order)
 
-    def take_best(self, n: int, pool_size: int) -> list:
-        """Score a pool of `pool_size` new candidates (charged), return the `n` best by score, best first.
-        A pool of size n is not scored (nothing to choose), and charges nothing."""
+    def take_best(self, n: int, pool_size: int) -> tuple[list, float]:
+        """Score a pool of `pool_size` new candidates; the `n` best by score (best first) and the
+        simulated seconds the scoring costs. A pool of size n is not scored (nothing to choose): 0 s."""
         pool = self.order[self.position:self.position + pool_size]
         self.position += len(pool)
-        if not pool:
-            return []
         if len(pool) > n:
-            self.env.spend(len(pool) * self.score_cost_s)
             ranked = np.argsort(self.key[pool], kind="stable")[:n]
-            return [pool[k] for k in ranked]
-        return pool
+            return [pool[k] for k in ranked], len(pool) * self.score_cost_s
+        return pool, 0.0

@@ -30,4 +30,4 @@ class ProxyHyperband(Hyperband):
     def config_source(self, inputs: SearchInputs):
         s = self.settings
         candidates = ScoredCandidates(inputs, s.metric, s.higher_is_better, s.score_cost_s)
-        return lambda n: candidates.take_best(n, n * s.oversample)
+        return lambda n: candidates.take_best(n, n * s.oversample)   # (rows, scoring seconds)

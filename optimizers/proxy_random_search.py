@@ -1,8 +1,11 @@
-"""Proxy-guided random search: score a pool of random candidates, train only the best-scored."""
+"""Proxy-guided random search: score a pool of random candidates, train only the best-scored.
+
+Each free worker scores the next pool (its scoring time is the job's overhead) and trains the best;
+K workers do so side by side, as random search does."""
 from dataclasses import dataclass
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, SearchInputs
+from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.proxy_candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
 
 
@@ -22,12 +25,10 @@ class ProxyRandomSearch(Algorithm):
             if self.pool_size < 1 or self.score_cost_s < 0:
                 raise UserError("prs needs pool_size >= 1 and score_cost_s >= 0")
 
-    def run(self, inputs: SearchInputs) -> None:
+    def start(self, inputs: SearchInputs) -> None:
         s = self.settings
-        candidates = ScoredCandidates(inputs, s.metric, s.higher_is_better, s.score_cost_s)
-        train = inputs.env.train
-        while True:
-            best = candidates.take_best(1, s.pool_size)
-            if not best:
-                return
-            train(best[0], s.epochs)
+        self._candidates = ScoredCandidates(inputs, s.metric, s.higher_is_better, s.score_cost_s)
+
+    def ask(self) -> Job | None:
+        best, scoring_s = self._candidates.take_best(1, self.settings.pool_size)
+        return Job(best[0], self.settings.epochs, scoring_s) if best else None

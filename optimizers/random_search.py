@@ -3,11 +3,12 @@
 As in the NAS-Bench-NLP paper (`rs50e`, `rs10e`): the draw is over the whole benchmark, since a
 searcher cannot know in advance which architectures will diverge. One permutation of the rows is
 drawn up front (the same as drawing without replacement one at a time) and walked until the
-simulated budget runs out or every architecture has been trained.
+simulated budget runs out or every architecture has been trained. Each free worker takes the next
+architecture of the permutation, so K workers train K of them side by side (trivially parallel).
 """
 from dataclasses import dataclass
 
-from optimizers.base import Algorithm, SearchInputs
+from optimizers.base import Algorithm, Job, SearchInputs
 
 
 class RandomSearch(Algorithm):
@@ -19,12 +20,13 @@ class RandomSearch(Algorithm):
     class Settings:
         epochs: int = 50          # epochs each drawn architecture is trained to
 
-    def run(self, inputs: SearchInputs) -> None:
-        env = inputs.env
-        epochs = int(self.settings.epochs)
-        train = env.train
-        for row in inputs.rng.permutation(env.search.n).tolist():
-            train(row, epochs)
+    def start(self, inputs: SearchInputs) -> None:
+        self._epochs = int(self.settings.epochs)
+        self._order = iter(inputs.rng.permutation(inputs.search.n).tolist())
+
+    def ask(self) -> Job | None:
+        row = next(self._order, None)
+        return None if row is None else Job(row, self._epochs)
 
 
 class RandomSearch50(RandomSearch):

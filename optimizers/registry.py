@@ -13,6 +13,8 @@ ALGORITHMS = {
     "rs50e": ("random search, each architecture trained 50 epochs", "optimizers.random_search:RandomSearch50"),
     "rs10e": ("random search, each architecture trained 10 epochs", "optimizers.random_search:RandomSearch10"),
     "hb": ("Hyperband, R = 50 epochs, eta = 3, promoted models continue from checkpoints", "optimizers.hyperband:Hyperband"),
+    "asha": ("asynchronous successive halving, R = 50, eta = 3, grace 1 epoch, promotions from checkpoints", "optimizers.asha:ASHA"),
+    "ahb": ("asynchronous Hyperband: ASHA in 4 brackets (grace 1, 3, 9, 27 epochs), syne-tune's bracket draw", "optimizers.asha:AsyncHyperband"),
     "bo10d": ("Bayesian optimisation, bagged XGBoost + LCB over 10-d graph2vec features", "optimizers.bayesian:BO10d"),
     "bo50d": ("Bayesian optimisation, bagged XGBoost + LCB over 50-d graph2vec features", "optimizers.bayesian:BO50d"),
     "re": ("regularized evolution in 10-d graph2vec space, population 20, tournament 10", "optimizers.evolution:RegularizedEvolution"),
@@ -22,6 +24,7 @@ ALGORITHMS = {
     "phb": ("proxy-guided Hyperband: new architectures are the best by hidden covariance of 3x as many", "optimizers.proxy_hyperband:ProxyHyperband"),
 }
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
+PROXY_ALGORITHMS = ("prs", "phb")
 
 
 def available() -> list[str]:
@@ -33,7 +36,7 @@ def available() -> list[str]:
 def parse_algo_list(text: str) -> list[str]:
     """'all' (the paper's eight), 'proxy' (the proxy-guided ones) or a comma list of names -> names;
     UserError for an unknown one."""
-    groups = {"all": list(PAPER_ALGORITHMS), "proxy": [n for n in ALGORITHMS if n not in PAPER_ALGORITHMS]}
+    groups = {"all": list(PAPER_ALGORITHMS), "proxy": list(PROXY_ALGORITHMS)}
     names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
     unknown = [n for n in names if n not in ALGORITHMS or n not in available()]
     if unknown or not names:

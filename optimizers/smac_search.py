@@ -15,18 +15,23 @@ used SMAC 0.12's SMAC4AC with a 30-configuration Latin hypercube and a penalty o
 10; the NAS-Bench-NLP issue asks for the same penalty for both). SMAC writes its run history into
 a temporary folder that is removed at the end; its logging is silenced.
 
+With K workers SMAC is asked repeatedly while earlier configurations are pending, as SMAC 2's
+ask/tell allows; a configuration that snaps onto an architecture still training (only possible with
+`new_only=False`) is told that architecture's cost when its job ends. With one worker every
+configuration is told before the next ask, exactly the sequential loop.
+
 Reproducibility: SMAC's own random draws come from `seed`. Whether anything depends on Python's
 string hashing is checked by tests/test_smac.py (same seed under different PYTHONHASHSEED values).
 """
 import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, SearchInputs
+from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
 
 
@@ -45,43 +50,64 @@ class SMAC(Algorithm):
         max_repeats: int = 2000         # configurations in a row that train nothing new: stop
         new_only: bool = True           # snap to the nearest untrained architecture (False: any, as the release)
 
-    def run(self, inputs: SearchInputs) -> None:
+    def start(self, inputs: SearchInputs) -> None:
         from ConfigSpace import ConfigurationSpace
         from smac import HyperparameterOptimizationFacade, Scenario
 
         settings = self.settings
         _check(settings)
-        evaluate = SnappedEvaluator.for_algorithm(self, inputs)   # records vectors, proposals, losses
-        low, high = evaluate.box()
-        names = labels(inputs.features.shape[1])
-        space = ConfigurationSpace({name: (float(lo), float(hi)) for name, lo, hi in zip(names, low, high)},
+        self._evaluate = SnappedEvaluator.for_algorithm(self, inputs)   # records vectors, proposals, losses
+        low, high = self._evaluate.box()
+        self._names = labels(inputs.features.shape[1])
+        space = ConfigurationSpace({name: (float(lo), float(hi)) for name, lo, hi in zip(self._names, low, high)},
                                    seed=int(inputs.seed))
-        with tempfile.TemporaryDirectory(prefix="nasbench-smac-") as folder, quiet_logger("smac"):
-            scenario = Scenario(space, name="nasbench", output_directory=Path(folder) / "smac",
-                                deterministic=True, n_trials=int(settings.n_trials), seed=int(inputs.seed))
-            facade = HyperparameterOptimizationFacade
-            smac = facade(
-                scenario, _not_called, overwrite=True, logging_level=False,
-                model=single_threaded_model(scenario),
-                initial_design=facade.get_initial_design(
-                    scenario, n_configs_per_hyperparameter=settings.initial_per_dim),
-                config_selector=facade.get_config_selector(scenario, retrain_after=settings.retrain_after))
-            _order_local_search_starts(smac)
-            with fast_configuration_equality():
-                _drive(smac, evaluate, names)
+        self._resources = ExitStack()
+        folder = self._resources.enter_context(tempfile.TemporaryDirectory(prefix="nasbench-smac-"))
+        self._resources.enter_context(quiet_logger("smac"))
+        scenario = Scenario(space, name="nasbench", output_directory=Path(folder) / "smac",
+                            deterministic=True, n_trials=int(settings.n_trials), seed=int(inputs.seed))
+        facade = HyperparameterOptimizationFacade
+        self._smac = facade(
+            scenario, _not_called, overwrite=True, logging_level=False,
+            model=single_threaded_model(scenario),
+            initial_design=facade.get_initial_design(
+                scenario, n_configs_per_hyperparameter=settings.initial_per_dim),
+            config_selector=facade.get_config_selector(scenario, retrain_after=settings.retrain_after))
+        _order_local_search_starts(self._smac)
+        self._resources.enter_context(fast_configuration_equality())
+        self._infos: list = []                  # per proposal: SMAC's TrialInfo
+        self._done = False
 
+    def ask(self) -> Job | None:
+        """Ask SMAC until a configuration snaps to a new architecture; known costs are told at once."""
+        if self._done:
+            return None
+        while True:
+            info = self._smac.ask()
+            self._infos.append(info)
+            try:
+                result = self._evaluate.propose(np.array([info.config[name] for name in self._names], dtype=float))
+            except SpaceUsedUp:
+                self._done = True
+                return None
+            if isinstance(result, Job):
+                return result
+            if result is not None:
+                self._tell(len(self._infos) - 1, result)
 
-def _drive(smac, evaluate, names) -> None:
-    """Ask, snap and train, tell; until the budget or the space is used up."""
-    from smac.runhistory.dataclasses import TrialValue
+    def tell(self, job: Job, observation) -> None:
+        for index, cost in self._evaluate.observe(job, observation):
+            self._tell(index, cost)
 
-    while True:
-        info = smac.ask()
-        try:
-            cost = evaluate(np.array([info.config[name] for name in names], dtype=float))
-        except SpaceUsedUp:
-            return
-        smac.tell(info, TrialValue(cost=cost), save=False)
+    def _tell(self, index: int, cost: float) -> None:
+        from smac.runhistory.dataclasses import TrialValue
+
+        self._smac.tell(self._infos[index], TrialValue(cost=cost), save=False)
+
+    def finish(self) -> None:
+        resources = getattr(self, "_resources", None)
+        if resources is not None:
+            resources.close()
 
 
 @contextmanager

@@ -1,19 +1,24 @@
-"""Evaluate points of a feature box as architectures: the shared loop body of TPE and SMAC.
+"""Proposals in a feature box as architectures: the shared step of TPE and SMAC.
 
 A proposed vector is snapped to the nearest architecture by cosine distance (`snapping`), trained
 `epochs` epochs, and scored by its validation log-perplexity at `epochs`, or `penalty` when the run
 diverged (status not OK, or no finite loss there). An architecture trained before scores its known
 value again and trains nothing (a cached model costs no time). With `new_only`, proposals snap to
 the nearest untrained architecture instead, so that every one trains something.
+
+With K workers an architecture counts as trained once it is handed to a worker: `new_only` snapping
+skips it, and a proposal that snaps onto it while it is still training gets its objective when that
+job is told (nothing is trained twice).
 """
 import logging
 import math
+from collections import defaultdict
 from contextlib import contextmanager
 
 import numpy as np
 
-from benchmarks.environment import Environment
 from benchmarks.errors import UserError
+from optimizers.base import Job
 from optimizers.snapping import nearest_by_cosine, unit_rows
 
 
@@ -23,22 +28,24 @@ class SpaceUsedUp(Exception):
 
 
 class SnappedEvaluator:
-    """Turns proposed vectors into trained architectures and their objective (log-perplexity).
+    """Turns proposed vectors into jobs, and finished jobs into objectives (log-perplexity).
 
-    Kept for inspection (tests): `vectors`, `proposals` (snapped rows) and `losses`, in order.
+    Kept for inspection (tests): `vectors` and `proposals` (snapped rows) of every proposal, and
+    `losses`, the objectives of the proposals known so far, in proposal order.
     """
 
-    def __init__(self, env: Environment, features: np.ndarray, epochs: int, penalty: float,
-                 max_repeats: int, new_only: bool):
+    def __init__(self, features: np.ndarray, epochs: int, penalty: float, max_repeats: int, new_only: bool):
         unit_rows(features)                     # normalise once, before the loop
-        self.env, self.features = env, features
+        self.features = features
         self.epochs, self.penalty = int(epochs), float(penalty)
         self.max_repeats, self.new_only = int(max_repeats), bool(new_only)
-        self.trained = np.zeros(env.search.n, dtype=bool)
+        self.trained = np.zeros(features.shape[0], dtype=bool)   # handed to a worker
         self.objective_of: dict[int, float] = {}
         self.vectors: list[np.ndarray] = []
         self.proposals: list[int] = []
         self.losses: list[float] = []
+        self._loss_of: list = []                 # per proposal: its objective, None while pending
+        self._waiting = defaultdict(list)        # row -> proposals waiting for its job
         self.repeats = 0
 
     @classmethod
@@ -46,12 +53,12 @@ class SnappedEvaluator:
         """An evaluator with `algorithm.settings` (epochs, penalty, max_repeats, new_only) whose
         record lists are also exposed as `algorithm.vectors`, `.proposals` and `.losses`; a missing or
         misshapen feature matrix is a UserError."""
-        n = inputs.env.search.n
+        n = inputs.search.n
         if inputs.features is None or inputs.features.shape[0] != n:
             raise UserError(f"{algorithm.name} needs a feature matrix with one row per architecture "
                             "(setting 'features')")
         s = algorithm.settings
-        evaluator = cls(inputs.env, inputs.features, s.epochs, s.penalty, s.max_repeats, s.new_only)
+        evaluator = cls(inputs.features, s.epochs, s.penalty, s.max_repeats, s.new_only)
         algorithm.vectors, algorithm.proposals, algorithm.losses = \
             evaluator.vectors, evaluator.proposals, evaluator.losses
         return evaluator
@@ -60,27 +67,46 @@ class SnappedEvaluator:
         """Per-dimension minimum and maximum [d] of the features over all architectures."""
         return self.features.min(axis=0).astype(float), self.features.max(axis=0).astype(float)
 
-    def __call__(self, vector: np.ndarray) -> float:
-        """The objective of the architecture nearest to `vector`; raises SpaceUsedUp (see above)
-        and the environment's BudgetExhausted."""
+    def propose(self, vector: np.ndarray) -> Job | float | None:
+        """Snap proposal number `len(proposals)`: a Job for a new architecture, the known objective of
+        one trained before, or None if it is still training (its objective comes from `observe`).
+        Raises SpaceUsedUp (see above)."""
         if self.new_only and self.trained.all():
             raise SpaceUsedUp
         row = nearest_by_cosine(self.features, vector, exclude=self.trained if self.new_only else None)
+        index = len(self.proposals)
         self.vectors.append(vector)
         self.proposals.append(row)
-        if row in self.objective_of:
+        self._loss_of.append(None)
+        if self.trained[row]:
             self.repeats += 1
             if self.repeats >= self.max_repeats:
                 raise SpaceUsedUp
-        else:
-            self.repeats = 0
-            obs = self.env.train(row, self.epochs)
-            loss = obs.last_val_loss
-            ok = obs.status == "OK" and obs.epochs == self.epochs and math.isfinite(loss)
-            self.objective_of[row] = loss if ok else self.penalty
-            self.trained[row] = True
-        self.losses.append(self.objective_of[row])
-        return self.objective_of[row]
+            if row in self.objective_of:
+                self._resolve(index, self.objective_of[row])
+                return self.objective_of[row]
+            self._waiting[row].append(index)
+            return None
+        self.repeats = 0
+        self.trained[row] = True
+        self._waiting[row].append(index)
+        return Job(row, self.epochs)
+
+    def observe(self, job: Job, observation) -> list[tuple[int, float]]:
+        """The objective of a finished job: [(proposal index, objective)] of every proposal it answers."""
+        loss = observation.last_val_loss
+        ok = observation.status == "OK" and observation.epochs == self.epochs and math.isfinite(loss)
+        objective = self.objective_of[job.arch] = loss if ok else self.penalty
+        answered = self._waiting.pop(job.arch)
+        for index in answered:
+            self._resolve(index, objective)
+        return [(index, objective) for index in answered]
+
+    def _resolve(self, index: int, objective: float) -> None:
+        self._loss_of[index] = objective
+        losses, known = self.losses, self._loss_of
+        while len(losses) < len(known) and known[len(losses)] is not None:
+            losses.append(known[len(losses)])
 
 
 @contextmanager

@@ -12,11 +12,18 @@ startup trials, 24 EI candidates, gamma 0.25, prior weight 1, linear forgetting 
 made in batches of up to 20 (`queue_len`) from the same history, the pending ones counting as
 losses of +inf, then evaluated in order.
 
+Ask/tell with K workers, as hyperopt runs parallel trials: a free worker takes the next proposal of
+the queue; when the queue is empty a new one is made from every proposal so far, the pending ones
+(handed to a worker, not yet told) counting as losses of +inf, which is what `tpe.suggest` gives
+NEW and RUNNING docs. With one worker every proposal is told before the next is made, so this is
+exactly `fmin`'s serial loop.
+
 Two engines give the same proposals, bit for bit, for the same seed (tests/test_tpe.py checks it):
-- `engine="hyperopt"` runs hyperopt's `fmin` itself (the environment's `BudgetExhausted` propagates
-  out of it: hyperopt re-raises objective exceptions unless told to catch them). Its pyll graph
-  machinery costs 0.1-0.3 s per proposal in 50-d, minutes per 1000-hour trial.
-- `engine="fast"` (default) replays `fmin`'s loop and `tpe.suggest`'s arithmetic directly: the same
+- `engine="hyperopt"` drives hyperopt itself: a `Trials` object with pending docs, `tpe.suggest` to
+  enqueue, each doc marked RUNNING when handed out and DONE with its loss when told, the queue filled
+  as `fmin`'s loop fills it. Its pyll graph machinery costs 0.1-0.3 s per proposal in 50-d, minutes
+  per 1000-hour trial.
+- `engine="fast"` (default) replays that loop and `tpe.suggest`'s arithmetic directly: the same
   random draws in the same order (per-dimension draws go in reverse lexicographic order of the labels,
   as pyll evaluates them), the Parzen estimators and log-densities vectorised across dimensions.
 
@@ -26,13 +33,14 @@ to the nearest untrained architecture instead, so that every proposal trains one
 proposals, and half the time, of a 1000-hour trial).
 """
 import math
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import erf
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, SearchInputs
+from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
 
 EPS = 1e-12                  # hyperopt.tpe.EPS
@@ -58,21 +66,37 @@ class TPE(Algorithm):
         engine: str = "fast"            # "fast" (same proposals, vectorised) or "hyperopt" (fmin)
         new_only: bool = False          # True: snap to the nearest untrained architecture instead
 
-    def run(self, inputs: SearchInputs) -> None:
+    def start(self, inputs: SearchInputs) -> None:
         settings = self.settings
         _check(settings)
-        objective = SnappedEvaluator.for_algorithm(self, inputs)   # records vectors, proposals, losses
-        low, high = objective.box()
+        self._evaluate = SnappedEvaluator.for_algorithm(self, inputs)   # records vectors, proposals, losses
+        low, high = self._evaluate.box()
+        engine = HyperoptEngine if settings.engine == "hyperopt" else FastEngine
+        self._engine = engine(low, high, settings, inputs.rng)
+        self._done = False
+
+    def ask(self) -> Job | None:
+        """The next proposal that trains a new architecture; known ones are told to the engine at once."""
+        if self._done:
+            return None
         try:
-            if settings.engine == "hyperopt":
-                _run_fmin(objective, low, high, settings, inputs.rng)
-            else:
-                _run_fast(objective, low, high, settings, inputs.rng)
+            while True:
+                index, vector = self._engine.propose()
+                result = self._evaluate.propose(vector)
+                if isinstance(result, Job):
+                    return result
+                if result is not None:
+                    self._engine.resolve(index, result)
         except SpaceUsedUp:
-            return
+            self._done = True
+            return None
+
+    def tell(self, job: Job, observation) -> None:
+        for index, loss in self._evaluate.observe(job, observation):
+            self._engine.resolve(index, loss)
 
 
-# -- engine "hyperopt": fmin itself ---------------------------------------------------------------
+# -- engine "hyperopt": hyperopt's Trials, tpe.suggest and fmin's queue ----------------------------
 
 def labels(d: int) -> list[str]:
     """Hyperparameter labels; zero-padded so that lexicographic order is numeric order."""
@@ -80,47 +104,105 @@ def labels(d: int) -> list[str]:
     return [f"component_{i:0{width}d}" for i in range(d)]
 
 
-def _run_fmin(objective, low, high, settings, rstate) -> None:
-    from functools import partial
+class HyperoptEngine:
+    """Proposals from hyperopt itself, queued as `fmin(max_queue_len=queue_len)` queues them."""
 
-    from hyperopt import Trials, fmin, hp, tpe
+    def __init__(self, low, high, settings, rstate):
+        from functools import partial
 
-    names = labels(len(low))
-    space = {name: hp.uniform(name, float(lo), float(hi)) for name, lo, hi in zip(names, low, high)}
-    algo = partial(tpe.suggest, n_startup_jobs=settings.n_startup_jobs,
-                   n_EI_candidates=settings.n_ei_candidates, gamma=settings.gamma)
-    with quiet_logger("hyperopt"):
-        fmin(lambda point: objective(np.array([point[name] for name in names], dtype=float)), space,
-             algo=algo, max_evals=2**62, trials=Trials(), rstate=rstate, max_queue_len=settings.queue_len,
-             show_progressbar=False, verbose=False, catch_eval_exceptions=False, return_argmin=False)
+        from hyperopt import Trials, base, hp, tpe
+
+        self.names = labels(len(low))
+        space = {name: hp.uniform(name, float(lo), float(hi)) for name, lo, hi in zip(self.names, low, high)}
+        self.domain = base.Domain(_not_called, space)
+        self.trials = Trials()
+        self.algo = partial(tpe.suggest, n_startup_jobs=settings.n_startup_jobs,
+                            n_EI_candidates=settings.n_ei_candidates, gamma=settings.gamma)
+        self.queue_len, self.rstate = settings.queue_len, rstate
+        self.docs: list = []                    # per proposal: its trial doc
+
+    def propose(self) -> tuple[int, np.ndarray]:
+        from hyperopt import base
+
+        new = [doc for doc in self.trials._dynamic_trials if doc["state"] == base.JOB_STATE_NEW]
+        if not new:
+            self._enqueue()
+            new = [doc for doc in self.trials._dynamic_trials if doc["state"] == base.JOB_STATE_NEW]
+        doc = new[0]
+        doc["state"] = base.JOB_STATE_RUNNING
+        spec = base.spec_from_misc(doc["misc"])
+        self.docs.append(doc)
+        return len(self.docs) - 1, np.array([spec[name] for name in self.names], dtype=float)
+
+    def resolve(self, index: int, loss: float) -> None:
+        from hyperopt import base
+
+        doc = self.docs[index]
+        doc["state"] = base.JOB_STATE_DONE
+        doc["result"] = {"loss": float(loss), "status": base.STATUS_OK}
+        self.trials.refresh()
+
+    def _enqueue(self) -> None:
+        """fmin's loop: ask `tpe.suggest` for docs until `queue_len` are NEW."""
+        from hyperopt import base
+
+        with quiet_logger("hyperopt"):
+            queued = self.trials.count_by_state_unsynced(base.JOB_STATE_NEW)
+            while queued < self.queue_len:
+                new_ids = self.trials.new_trial_ids(self.queue_len - queued)
+                self.trials.refresh()
+                docs = self.algo(new_ids, self.domain, self.trials, self.rstate.integers(SEED_BOUND))
+                self.trials.insert_trial_docs(docs)
+                self.trials.refresh()
+                queued = self.trials.count_by_state_unsynced(base.JOB_STATE_NEW)
+
+
+def _not_called(point) -> float:
+    raise RuntimeError("TPE is driven through ask/tell; its objective function is never called")
 
 
 # -- engine "fast": fmin's serial loop and tpe.suggest without the pyll graph ---------------------
 
-def _run_fast(objective, low, high, settings, rstate) -> None:
-    """fmin(max_queue_len=queue_len) with tpe.suggest: fill the queue, evaluate it in order, repeat."""
-    d = len(low)
-    order = draw_order(d)
-    vectors: list[np.ndarray] = []
-    losses: list[float] = []
-    while True:
-        queue: list[np.ndarray] = []
+class FastEngine:
+    """fmin(max_queue_len=queue_len) with tpe.suggest, without the pyll graph: when the queue is
+    empty, fill it from every proposal so far (pending ones as +inf), hand it out in order."""
+
+    def __init__(self, low, high, settings, rstate):
+        self.low, self.high, self.settings, self.rstate = low, high, settings, rstate
+        self.order = draw_order(len(low))
+        self.vectors: list[np.ndarray] = []
+        self.losses: list[float] = []           # per proposal; +inf while pending
+        self.queue: deque = deque()
+
+    def propose(self) -> tuple[int, np.ndarray]:
+        if not self.queue:
+            self._fill()
+        vector = self.queue.popleft()
+        self.vectors.append(vector)
+        self.losses.append(math.inf)
+        return len(self.vectors) - 1, vector
+
+    def resolve(self, index: int, loss: float) -> None:
+        self.losses[index] = float(loss)
+
+    def _fill(self) -> None:
+        settings, low, high, rstate = self.settings, self.low, self.high, self.rstate
+        d, vectors, queue = len(low), self.vectors, []
         while len(queue) < settings.queue_len:
             seed = rstate.integers(SEED_BOUND)
             if len(vectors) + len(queue) < settings.n_startup_jobs:   # rand.suggest: a whole batch
                 rng = np.random.default_rng(seed)
                 for _ in range(settings.queue_len - len(queue)):
                     vector = np.empty(d)
-                    for j in order:
+                    for j in self.order:
                         vector[j] = rng.uniform(low[j], high[j], size=(1,))[0]
                     queue.append(vector)
             else:                                                       # tpe.suggest: one point
                 history = np.array(vectors + queue)
-                pending = losses + [math.inf] * len(queue)
-                queue.append(suggest(history, pending, low, high, settings, np.random.default_rng(seed), order))
-        for vector in queue:
-            losses.append(float(objective(vector)))
-            vectors.append(vector)
+                pending = self.losses + [math.inf] * len(queue)
+                queue.append(suggest(history, pending, low, high, settings, np.random.default_rng(seed),
+                                     self.order))
+        self.queue.extend(queue)
 
 
 def draw_order(d: int) -> list[int]:

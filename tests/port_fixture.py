@@ -79,7 +79,7 @@ if __name__ == "__main__":
     ptb = load_benchmark("ptb")
 
     def trajectory_of(algo, seed, budget_s, feats, scores):
-        env = run_algorithm(ptb, algo, seed, budget_s, features=feats, scores=scores)
+        env = run_algorithm(ptb.search, algo, seed, budget_s, features=feats, scores=scores)
         return trajectory(ptb, env.history), env.time_s
 
     write_fixture(record(ptb, trajectory_of), commit="regenerated")

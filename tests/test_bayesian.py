@@ -3,9 +3,9 @@ bagged XGBoost surrogate refit every 10 evaluations on the 50-epoch validation l
 import numpy as np
 import pytest
 
-from benchmarks.environment import BudgetExhausted, Environment
+from benchmarks.environment import Environment
 from benchmarks.errors import UserError
-from optimizers.base import SearchInputs
+from nasbench_cli.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 
@@ -16,8 +16,7 @@ def run(ptb, seed, features=None, name="bo10d", budget_s=BUDGET_S, overrides=Non
     env = Environment(NoTestTable(ptb.search), budget_s)
     algorithm = make_algorithm(name, overrides)
     features = ptb.search.shipped_features if features is None else features
-    with pytest.raises(BudgetExhausted):
-        algorithm.run(SearchInputs(env, np.random.default_rng(seed), seed, features))
+    assert run_on(env, algorithm, seed, features).budget_spent
     return env, algorithm
 
 
@@ -99,10 +98,9 @@ def test_bo50d_reads_50d_features_and_runs_on_them(ptb):
 
 def test_bad_settings_are_user_errors(ptb):
     env = Environment(ptb.search, BUDGET_S)
-    inputs = SearchInputs(env, np.random.default_rng(0), 0, ptb.search.shipped_features)
     with pytest.raises(UserError):
-        make_algorithm("bo10d", {"bag_fraction": "0"}).run(inputs)
+        run_on(env, make_algorithm("bo10d", {"bag_fraction": "0"}), 0, ptb.search.shipped_features)
     with pytest.raises(UserError):
-        make_algorithm("bo10d", {"tree_method": "gpu"}).run(inputs)
+        run_on(env, make_algorithm("bo10d", {"tree_method": "gpu"}), 0, ptb.search.shipped_features)
     with pytest.raises(UserError):
-        make_algorithm("bo10d").run(SearchInputs(env, np.random.default_rng(0), 0, None))
+        run_on(env, make_algorithm("bo10d"), 0, None)

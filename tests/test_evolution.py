@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.environment import BudgetExhausted, Environment
+from benchmarks.environment import Environment
 from benchmarks.errors import UserError
-from optimizers.base import SearchInputs
+from nasbench_cli.simulator import run_on
 from optimizers.evolution import RegularizedEvolution
 from optimizers.registry import make_algorithm
 from optimizers.snapping import nearest_by_cosine
@@ -22,8 +22,7 @@ def features(ptb):
 def run(ptb, features, seed, overrides=None, budget_s=BUDGET_S):
     env = Environment(ptb.search, budget_s)
     algorithm = make_algorithm("re", overrides)
-    with pytest.raises(BudgetExhausted):
-        algorithm.run(SearchInputs(env, np.random.default_rng(seed), seed, features))
+    assert run_on(env, algorithm, seed, features).budget_spent
     return env, algorithm
 
 
@@ -95,6 +94,6 @@ def test_bad_settings_are_user_errors(ptb, features):
     env = Environment(ptb.search, BUDGET_S)
     for overrides in ({"sample": "30"}, {"noise_stds": "0.5,-1"}):
         with pytest.raises(UserError):
-            make_algorithm("re", overrides).run(SearchInputs(env, np.random.default_rng(0), 0, features))
+            run_on(env, make_algorithm("re", overrides), 0, features)
     with pytest.raises(UserError):
-        make_algorithm("re").run(SearchInputs(env, np.random.default_rng(0), 0, None))
+        run_on(env, make_algorithm("re"), 0, None)

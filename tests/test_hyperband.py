@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.environment import BudgetExhausted, Environment
+from benchmarks.environment import Environment
 from benchmarks.errors import UserError
-from optimizers.base import SearchInputs
+from nasbench_cli.simulator import run_on
 from optimizers.hyperband import Rung, bracket_schedule
 from optimizers.registry import make_algorithm
 
@@ -16,16 +16,15 @@ BUDGET_S = 2.5e5    # one full pass over the four brackets and part of a second
 def run(ptb, seed, overrides=None, budget_s=BUDGET_S):
     env = Environment(ptb.search, budget_s)
     observations = []
-    train = env.train
+    record = env.record
 
-    def recording_train(arch, epochs):
-        obs = train(arch, epochs)
+    def recording(*args):
+        obs = record(*args)
         observations.append(obs)
         return obs
 
-    env.train = recording_train
-    with pytest.raises(BudgetExhausted):
-        make_algorithm("hb", overrides).run(SearchInputs(env, np.random.default_rng(seed), seed, None))
+    env.record = recording
+    assert run_on(env, make_algorithm("hb", overrides), seed, None).budget_spent
     return env, observations
 
 
@@ -116,8 +115,7 @@ def test_worst_mode_test_hook_promotes_the_worst(ptb):
     by_arch = {o.arch: val_loss_or_inf(o) for o in best[:27]}
     assert min(by_arch[o.arch] for o in worst[27:36]) >= finite[len(finite) - 9]
     with pytest.raises(UserError):
-        make_algorithm("hb", {"promote": "median"}).run(
-            SearchInputs(Environment(ptb.search, BUDGET_S), np.random.default_rng(0), 0, None))
+        run_on(Environment(ptb.search, BUDGET_S), make_algorithm("hb", {"promote": "median"}), 0, None)
 
 
 def test_same_seed_same_trajectory(ptb):

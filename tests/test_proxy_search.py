@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-from benchmarks.environment import BudgetExhausted, Environment
+from benchmarks.environment import Environment
 from benchmarks.errors import UserError
-from optimizers.base import SearchInputs
+from nasbench_cli.simulator import run_on
 from optimizers.registry import make_algorithm
 
 
@@ -20,10 +20,7 @@ def scores_for(ptb, n_scored=3000, seed=0):
 def run(ptb, algo, scores, budget_h=150, seed=3, **overrides):
     env = Environment(ptb.search, budget_h * 3600)
     algorithm = make_algorithm(algo, {k: str(v) for k, v in overrides.items()})
-    try:
-        algorithm.run(SearchInputs(env, np.random.default_rng(seed), seed, None, scores))
-    except BudgetExhausted:
-        pass
+    run_on(env, algorithm, seed, None, scores)
     return env
 
 

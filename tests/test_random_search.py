@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from benchmarks.environment import BudgetExhausted, Environment
-from optimizers.base import SearchInputs
+from benchmarks.environment import Environment
+from nasbench_cli.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 
@@ -14,16 +14,15 @@ def run(ptb, name, seed, budget_s=BUDGET_S, overrides=None, features=None):
     """Run one trial; returns (env, observations of every train call)."""
     env = Environment(NoTestTable(ptb.search), budget_s)
     observations = []
-    train = env.train
+    record = env.record
 
-    def recording_train(arch, epochs):
-        obs = train(arch, epochs)
+    def recording(*args):
+        obs = record(*args)
         observations.append(obs)
         return obs
 
-    env.train = recording_train
-    with pytest.raises(BudgetExhausted):
-        make_algorithm(name, overrides).run(SearchInputs(env, np.random.default_rng(seed), seed, features))
+    env.record = recording
+    assert run_on(env, make_algorithm(name, overrides), seed, features).budget_spent
     return env, observations
 
 
@@ -55,7 +54,7 @@ def test_same_seed_same_trajectory_other_seed_differs(ptb):
 
 def test_returns_when_every_architecture_is_trained(ptb):
     env = Environment(ptb.search)                            # no budget
-    make_algorithm("rs10e", {"epochs": "1"}).run(SearchInputs(env, np.random.default_rng(0), 0, None))
+    run_on(env, make_algorithm("rs10e", {"epochs": "1"}), 0, None)
     assert sorted(env.history.arch) == list(range(ptb.search.n))
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from benchmarks.environment import BudgetExhausted, Environment
+from benchmarks.environment import Environment
 from benchmarks.errors import UserError
-from optimizers.base import SearchInputs
+from nasbench_cli.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 
@@ -24,8 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 def run(ptb, seed, overrides=None, budget_s=BUDGET_S):
     env = Environment(NoTestTable(ptb.search), budget_s)
     algorithm = make_algorithm("smac", {**SMALL, **(overrides or {})})
-    with pytest.raises(BudgetExhausted):
-        algorithm.run(SearchInputs(env, np.random.default_rng(seed), seed, ptb.search.shipped_features))
+    assert run_on(env, algorithm, seed, ptb.search.shipped_features).budget_spent
     return env, algorithm
 
 
@@ -84,17 +83,14 @@ def test_trajectory_does_not_depend_on_python_hash_seed(ptb, trial):
     env, _, _ = trial
     code = (
         "import json, numpy as np\n"
-        "from benchmarks.environment import BudgetExhausted, Environment\n"
+        "from benchmarks.environment import Environment\n"
         "from benchmarks.registry import load_benchmark\n"
-        "from optimizers.base import SearchInputs\n"
+        "from nasbench_cli.simulator import run_on\n"
         "from optimizers.registry import make_algorithm\n"
         f"b = load_benchmark('ptb', {str(ptb.data_dir)!r})\n"
         f"env = Environment(b.search, {BUDGET_S!r})\n"
-        "try:\n"
-        f"    algorithm = make_algorithm('smac', {SMALL!r})\n"
-        "    algorithm.run(SearchInputs(env, np.random.default_rng(4), 4, b.search.shipped_features))\n"
-        "except BudgetExhausted:\n"
-        "    pass\n"
+        f"algorithm = make_algorithm('smac', {SMALL!r})\n"
+        "run_on(env, algorithm, 4, b.search.shipped_features)\n"
         "print(json.dumps(env.history.arch))\n")
     hash_seed = "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"   # not this process's
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=900,
@@ -106,10 +102,9 @@ def test_trajectory_does_not_depend_on_python_hash_seed(ptb, trial):
 def test_bad_settings_are_user_errors(ptb):
     env = Environment(ptb.search, BUDGET_S)
     with pytest.raises(UserError):
-        make_algorithm("smac", {"retrain_after": "0"}).run(
-            SearchInputs(env, np.random.default_rng(0), 0, ptb.search.shipped_features))
+        run_on(env, make_algorithm("smac", {"retrain_after": "0"}), 0, ptb.search.shipped_features)
     with pytest.raises(UserError):
-        make_algorithm("smac").run(SearchInputs(env, np.random.default_rng(0), 0, None))
+        run_on(env, make_algorithm("smac"), 0, None)
 
 
 def test_fast_configuration_equality_answers_as_configspace_does():

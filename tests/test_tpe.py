@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from benchmarks.environment import BudgetExhausted, Environment
+from benchmarks.environment import Environment
 from benchmarks.errors import UserError
-from optimizers.base import SearchInputs
+from nasbench_cli.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 
@@ -17,13 +17,46 @@ def run(ptb, seed, features=None, budget_s=BUDGET_S, overrides=None, exhausts=Tr
     env = Environment(NoTestTable(ptb.search), budget_s)
     algorithm = make_algorithm("tpe", overrides)
     features = ptb.search.shipped_features if features is None else features
-    inputs = SearchInputs(env, np.random.default_rng(seed), seed, features)
-    if exhausts:
-        with pytest.raises(BudgetExhausted):
-            algorithm.run(inputs)
-    else:
-        algorithm.run(inputs)
+    assert run_on(env, algorithm, seed, features).budget_spent == exhausts
     return env, algorithm
+
+
+def run_fmin(ptb, seed, features, budget_s, overrides=None) -> list:
+    """The proposals of hyperopt's own `fmin` driving a plain one-worker loop (the reference the
+    ask/tell engines must equal): the objective snaps, trains with `Environment.train`, and the
+    budget's BudgetExhausted propagates out of fmin."""
+    from functools import partial
+
+    from hyperopt import Trials, fmin, hp, tpe as hyperopt_tpe
+
+    from benchmarks.environment import BudgetExhausted
+    from optimizers.snapping import nearest_by_cosine
+    from optimizers.tpe import labels
+
+    settings = make_algorithm("tpe", overrides).settings
+    env = Environment(NoTestTable(ptb.search), budget_s)
+    low, high = features.min(axis=0), features.max(axis=0)
+    names = labels(features.shape[1])
+    known, vectors = {}, []
+
+    def objective(point):
+        vector = np.array([point[name] for name in names], dtype=float)
+        vectors.append(vector)
+        row = nearest_by_cosine(features, vector)
+        if row not in known:
+            obs = env.train(row, settings.epochs)
+            ok = obs.status == "OK" and obs.epochs == settings.epochs and np.isfinite(obs.last_val_loss)
+            known[row] = obs.last_val_loss if ok else settings.penalty
+        return known[row]
+
+    space = {name: hp.uniform(name, float(lo), float(hi)) for name, lo, hi in zip(names, low, high)}
+    algo = partial(hyperopt_tpe.suggest, n_startup_jobs=settings.n_startup_jobs,
+                   n_EI_candidates=settings.n_ei_candidates, gamma=settings.gamma)
+    with pytest.raises(BudgetExhausted):
+        fmin(objective, space, algo=algo, max_evals=2**62, trials=Trials(), rstate=np.random.default_rng(seed),
+             max_queue_len=settings.queue_len, show_progressbar=False, verbose=False,
+             catch_eval_exceptions=False, return_argmin=False)
+    return vectors
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +95,8 @@ def test_fast_engine_makes_the_same_proposals_as_hyperopt_fmin(ptb):
     assert len(fast.vectors) > 25                                      # past the 20 random startup points
     assert np.array_equal(np.array(fast.vectors), np.array(slow.vectors))
     assert fast_env.history == slow_env.history
+    reference = run_fmin(ptb, 11, ptb.search.shipped_features, 2.5e5)
+    assert np.array_equal(np.array(fast.vectors), np.array(reference))
 
 
 def test_fast_engine_equals_fmin_with_two_digit_labels_and_small_queue(ptb):
@@ -71,6 +106,7 @@ def test_fast_engine_equals_fmin_with_two_digit_labels_and_small_queue(ptb):
     _, slow = run(ptb, seed=2, features=features, budget_s=1.2e5, overrides={**settings, "engine": "hyperopt"})
     assert len(fast.vectors) > 10
     assert np.array_equal(np.array(fast.vectors), np.array(slow.vectors))
+    assert np.array_equal(np.array(fast.vectors), np.array(run_fmin(ptb, 2, features, 1.2e5, settings)))
 
 
 def test_same_seed_same_trajectory_other_seed_differs(ptb, trial):
@@ -88,8 +124,7 @@ def test_stops_when_proposals_keep_landing_on_known_architectures(ptb):
 
 def test_bad_settings_are_user_errors(ptb):
     env = Environment(ptb.search, BUDGET_S)
-    inputs = SearchInputs(env, np.random.default_rng(0), 0, ptb.search.shipped_features)
     with pytest.raises(UserError):
-        make_algorithm("tpe", {"engine": "optuna"}).run(inputs)
+        run_on(env, make_algorithm("tpe", {"engine": "optuna"}), 0, ptb.search.shipped_features)
     with pytest.raises(UserError):
-        make_algorithm("tpe").run(SearchInputs(env, np.random.default_rng(0), 0, None))
+        run_on(env, make_algorithm("tpe"), 0, None)

@@ -33,16 +33,16 @@ def parse_overrides(items, algos) -> dict:
 
 
 def summarize(paths) -> dict:
-    """Per algorithm: trials, mean final regret with a 95% t-interval, compute seconds per trial."""
+    """Per run label: trials, mean final regret with a 95% t-interval, compute seconds per trial."""
     import numpy as np
 
     from nasbench_cli.aggregate import final_regrets, t_interval
-    from nasbench_cli.results_io import load_trial
+    from nasbench_cli.results_io import load_trial, record_label
 
     by_algo = {}
     for path in paths:
         record = load_trial(path)
-        by_algo.setdefault(record["algo"], []).append(record)
+        by_algo.setdefault(record_label(record), []).append(record)
     summary = {}
     for algo, records in by_algo.items():
         mean, low, high = t_interval(final_regrets(records))
@@ -58,16 +58,25 @@ def summarize(paths) -> dict:
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
               help="Simulated training budget per trial, in hours.")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes (default: all cores).")
+@click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
+              help="Simulated workers (GPUs) training architectures side by side; the budget is wall-clock "
+                   "time. Results are labelled ALGO@Kw when K > 1.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Trial k uses seed SEED + k.")
 @click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True,
-              help="Results folder: OUT/<benchmark>/<algo>/trial-<k>.json.")
+              help="Results folder: OUT/<benchmark>/<label>/trial-<k>.json (label: ALGO or ALGO@Kw).")
 @click.option("--set", "set_items", multiple=True, metavar="[ALGO.]KEY=VALUE",
               help="Change an algorithm setting (repeatable), e.g. --set hb.eta=4.")
 @click.option("--overwrite", is_flag=True, help="Rerun trials whose files were made with other settings.")
 @data_dir_option
 @json_option
-def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_items, overwrite, data_dir, as_json):
+def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, seed, out, set_items, overwrite, data_dir,
+        as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
+
+    Each trial simulates --workers K workers on one clock: a free worker asks the algorithm for a job
+    (an architecture and an epoch count), is charged exactly the recorded time of the epochs it
+    continues, and the incumbent changes when jobs end. --jobs is how many trials run at once on this
+    machine; it never changes a result.
 
     Running the same command again skips finished trials; an interrupted run (Ctrl-C, a kill) keeps
     every finished trial and leaves no partial file, so rerunning completes it with the same results.
@@ -78,7 +87,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_it
 
     from benchmarks.registry import load_benchmark
     from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files, trial_path
-    from nasbench_cli.trial import current_scores_checksum
+    from nasbench_cli.trial import current_scores_checksum, run_label
     from optimizers.registry import parse_algo_list
 
     algos = parse_algo_list(algo_text)
@@ -88,7 +97,8 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_it
     out = Path(out)
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
-    todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores)
+    todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
+                             workers)
     jobs = jobs or os.cpu_count() or 1
     errors = []
     if todo:
@@ -103,8 +113,8 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_it
 
             def on_done(spec, summary):
                 last = "failed" if summary is None else \
-                    f"{spec.algo} #{spec.trial}: regret {summary['final_regret']:.4f}" \
-                    if summary["final_regret"] is not None else f"{spec.algo} #{spec.trial}: no incumbent"
+                    f"{spec.label} #{spec.trial}: regret {summary['final_regret']:.4f}" \
+                    if summary["final_regret"] is not None else f"{spec.label} #{spec.trial}: no incumbent"
                 progress.update(task, advance=1, last=last)
 
             try:
@@ -116,19 +126,20 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, seed, out, set_it
                 raise click.exceptions.Exit(130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
-    paths = [trial_path(out, benchmark_name, a, k) for a in algos for k in range(trials)]
+    labels = [run_label(a, workers) for a in algos]
+    paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
-        echo_json({"benchmark": benchmark_name, "budget_hours": budget_hours, "out": str(out),
+        echo_json({"benchmark": benchmark_name, "budget_hours": budget_hours, "workers": workers, "out": str(out),
                    "ran": len(todo) - len(errors), "skipped": len(done), "errors": errors,
                    "algorithms": {a: {k: (None if isinstance(v, float) and math.isnan(v) else v)
                                       for k, v in s.items()} for a, s in summary.items()}})
     else:
-        for algo in algos:
-            if algo in summary:
-                s = summary[algo]
+        for label in labels:
+            if label in summary:
+                s = summary[label]
                 interval = "" if math.isnan(s["ci95_half_width"]) else f" ± {s['ci95_half_width']:.4f}"
-                click.echo(f"{algo:<8} final regret {s['mean_final_regret']:.4f}{interval} (95% CI, "
+                click.echo(f"{label:<8} final regret {s['mean_final_regret']:.4f}{interval} (95% CI, "
                            f"{s['trials']} trials), {s['compute_s_per_trial']:.2f} s compute per trial")
         for error in errors:
             click.echo(f"error: {error}", err=True)
