@@ -274,8 +274,7 @@ def utilisation_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel("simulated wall-clock time (hours)")
     ax.set_ylabel("share of workers busy (mean over trials)")
-    ax.set_title(f"{_title(benchmark)}: worker utilisation
-"
+    ax.set_title(f"{_title(benchmark)}: worker utilisation\n"
                  "idle = waiting for a rung to finish, or nothing left to start")
     _legend(ax)
     return fig

@@ -35,7 +35,7 @@ from benchmarks.environment import BudgetExhausted, Environment  # noqa: E402
 from benchmarks.features import features as load_features  # noqa: E402
 from benchmarks.regret import final_regret, trajectory  # noqa: E402
 from benchmarks.registry import load_benchmark  # noqa: E402
-from optimizers.base import SearchInputs  # noqa: E402
+from nasbench_cli.simulator import run_on  # noqa: E402
 from optimizers.registry import make_algorithm  # noqa: E402
 
 ALGOS = ("bo10d", "bo50d", "tpe", "smac")
@@ -122,8 +122,7 @@ def timed(benchmark, budget_s, body):
 def bench(benchmark, name, seed, budget_s, with_reference, xgb_threads, timers):
     algorithm = make_algorithm(name)
     X = np.asarray(load_features(benchmark, algorithm.feature_kind))
-    ours = timed(benchmark, budget_s,
-                 lambda env: algorithm.run(SearchInputs(env, np.random.default_rng(seed), seed, X)))
+    ours = timed(benchmark, budget_s, lambda env: run_on(env, algorithm, seed, X))
     ours.update({k: round(v, 3) for k, v in timers.items()})
     for key in timers:
         timers[key] = 0.0
@@ -133,8 +132,7 @@ def bench(benchmark, name, seed, budget_s, with_reference, xgb_threads, timers):
         ref = timed(benchmark, budget_s, lambda env: reference_bo(env, X, seed, xgb_threads))
     elif name == "tpe":
         slow = make_algorithm("tpe", {"engine": "hyperopt"})
-        ref = timed(benchmark, budget_s,
-                    lambda env: slow.run(SearchInputs(env, np.random.default_rng(seed), seed, X)))
+        ref = timed(benchmark, budget_s, lambda env: run_on(env, slow, seed, X))
     else:
         ref = timed(benchmark, budget_s, lambda env: reference_smac(env, X, seed, algorithm.settings))
     return ours, ref

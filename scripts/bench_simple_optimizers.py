@@ -9,10 +9,11 @@ random search re-draws from `np.setdiff1d(all, selected)` each step, evolution s
 the same simulated budget, so both sides do the same amount of search; the release's own notebook
 ran a fixed number of steps instead.
 
-Ours is timed as the harness runs it: `algorithm.run` on an `Environment`, then the regret trajectory
-(`benchmarks.regret.trajectory`). "env share" is the time spent inside `Environment.train` divided by
-the time of `algorithm.run`, measured on a second, instrumented run of the same trial (a timer
-around each `train` call), so the timed run itself carries no instrumentation.
+Ours is timed as the harness runs it: the one-worker simulator (`nasbench_cli.simulator.run_on`) on an
+`Environment`, then the regret trajectory (`benchmarks.regret.trajectory`). "env share" is the time
+spent inside the environment (`Environment.continuation` and `.record`, what one train call does)
+divided by the time of the simulated trial, measured on a second, instrumented run of the same trial
+(a timer around each call), so the timed run itself carries no instrumentation.
 
     nice python scripts/bench_simple_optimizers.py [--trials 3] [--budget-hours 1000] [--json]
 """
@@ -26,10 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.environment import BudgetExhausted, Environment  # noqa: E402
+from benchmarks.environment import Environment  # noqa: E402
 from benchmarks.regret import trajectory  # noqa: E402
 from benchmarks.registry import load_benchmark  # noqa: E402
-from optimizers.base import SearchInputs  # noqa: E402
+from nasbench_cli.simulator import run_on  # noqa: E402
 from optimizers.registry import make_algorithm  # noqa: E402
 
 ALGOS = ("rs50e", "rs10e", "hb", "re")
@@ -198,23 +199,22 @@ def reference_evolution(env, search_set, X, seed, budget_s, train_epochs=50, P=2
 
 
 def env_time(benchmark, name, seed, budget_s, feats):
-    """(seconds inside Environment.train, seconds of algorithm.run) of a second, instrumented run."""
+    """(seconds inside the environment, seconds of the simulated trial) of a second, instrumented run."""
     env = Environment(benchmark.search, budget_s)
-    train, clock, spent = env.train, time.perf_counter, [0.0]
+    clock, spent = time.perf_counter, [0.0]
 
-    def timed_train(arch, epochs):
-        start = clock()
-        try:
-            return train(arch, epochs)
-        finally:
-            spent[0] += clock() - start
+    def timed(method):
+        def call(*args):
+            start = clock()
+            try:
+                return method(*args)
+            finally:
+                spent[0] += clock() - start
+        return call
 
-    env.train = timed_train
+    env.continuation, env.record = timed(env.continuation), timed(env.record)
     start = clock()
-    try:
-        make_algorithm(name).run(SearchInputs(env, np.random.default_rng(seed), seed, feats))
-    except BudgetExhausted:
-        pass
+    run_on(env, make_algorithm(name), seed, feats)
     return spent[0], clock() - start
 
 
@@ -223,10 +223,7 @@ def time_ours(benchmark, name, seed, budget_s, features):
     env = Environment(benchmark.search, budget_s)
     feats = features if algorithm.feature_kind else None
     start = time.perf_counter()
-    try:
-        algorithm.run(SearchInputs(env, np.random.default_rng(seed), seed, feats))
-    except BudgetExhausted:
-        pass
+    run_on(env, algorithm, seed, feats)
     run_s = time.perf_counter() - start
     start = time.perf_counter()
     trajectory(benchmark, env.history)

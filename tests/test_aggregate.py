@@ -127,3 +127,12 @@ def test_step_regret_equals_brute_force(steps, grid):
             assert value == known[-1]
         else:
             assert math.isnan(value)
+
+
+def test_busy_share_counts_the_jobs_running_at_each_time():
+    from nasbench_cli.aggregate import busy_share
+
+    record = {"workers": 2, "jobs": {"start_s": [0.0, 0.0, 10.0]},
+              "trajectory": {"time_s": [10.0, 30.0, 20.0]}}          # worker 0: 0-10, 10-20; worker 1: 0-30
+    shares = busy_share(record, [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0])
+    assert shares.tolist() == [1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.0, 0.0]

@@ -99,3 +99,70 @@ def test_killed_run_resumes_to_the_same_results(jobs1, tmp_path):
     assert not list(tmp_path.rglob("*.tmp"))
     for algo in ("rs10e", "hb"):
         assert json.dumps(trajectories(tmp_path, algo, 3)) == json.dumps(trajectories(out1, algo, 3))
+
+
+# -- simulated workers through the CLI ------------------------------------------------------------
+
+WORKER_ALGOS = "asha,ahb,hb,rs50e,re,bo10d"
+
+
+def worker_records(out, label, trials=2):
+    return [json.loads((out / "ptb" / label / f"trial-{k}.json").read_text()) for k in range(trials)]
+
+
+def comparable(record):
+    return json.dumps({k: v for k, v in record.items() if k not in ("compute_s", "wall_s", "versions")})
+
+
+@pytest.fixture(scope="module")
+def workers4(tmp_path_factory, ptb):
+    out = tmp_path_factory.mktemp("workers4")
+    args = ["run", "--algo", WORKER_ALGOS, "--workers", "4", "--trials", "2", "--budget-hours", "60",
+            "--out", str(out)]
+    result = nasbench(*args, "--jobs", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    return out, args, json.loads(result.stdout)
+
+
+def test_workers_runs_are_labelled_and_record_their_jobs(workers4):
+    out, _, summary = workers4
+    assert summary["workers"] == 4 and summary["ran"] == 12
+    assert set(summary["algorithms"]) == {f"{a}@4w" for a in WORKER_ALGOS.split(",")}
+    for label in summary["algorithms"]:
+        for record in worker_records(out, label):
+            assert record["workers"] == 4 and record["label"] == label
+            jobs, traj = record["jobs"], record["trajectory"]
+            assert len(jobs["start_s"]) == len(traj["time_s"]) and set(jobs["worker"]) == {0, 1, 2, 3}
+            assert all(s <= e for s, e in zip(jobs["start_s"], traj["time_s"]))
+
+
+def test_workers_runs_are_jobs_invariant_and_resume_after_a_kill(workers4, tmp_path):
+    out, args, _ = workers4
+    args = [a if a != str(out) else str(tmp_path) for a in args]
+    proc = subprocess.Popen([sys.executable, "-m", "nasbench_cli.main", *args, "--jobs", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(tmp_path.rglob("trial-*.json"))) < 3:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    resumed = nasbench(*args, "--jobs", "2", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["skipped"] >= 3
+    for algo in WORKER_ALGOS.split(","):
+        for a, b in zip(worker_records(out, f"{algo}@4w"), worker_records(tmp_path, f"{algo}@4w")):
+            assert comparable(a) == comparable(b)
+
+
+def test_one_worker_and_four_workers_live_side_by_side_and_are_compared(workers4, tmp_path):
+    out, _, _ = workers4
+    one = nasbench("run", "--algo", "asha", "--trials", "2", "--budget-hours", "60", "--out", str(out), "--json")
+    assert one.returncode == 0, one.stderr
+    assert (out / "ptb" / "asha" / "trial-0.json").is_file()
+    report = nasbench("report", str(out), "--json")
+    assert report.returncode == 0, report.stderr
+    assert {"asha", "asha@4w", "hb@4w"} <= set(json.dumps(json.loads(report.stdout)).replace('"', " ").split())
+    figures = nasbench("plot", str(out), "--out", str(tmp_path), "--format", "png", "--json")
+    assert figures.returncode == 0, figures.stderr
+    names = {p.split("/")[-1] for p in json.loads(figures.stdout)["files"]}
+    assert {"ptb-regret-by-workers.png", "ptb-worker-utilisation.png", "ptb-regret-vs-time.png"} <= names

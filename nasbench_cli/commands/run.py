@@ -56,8 +56,8 @@ def summarize(paths) -> dict:
 @benchmark_option
 @click.option("--trials", type=click.IntRange(1), default=30, show_default=True, help="Trials per algorithm.")
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
-              help="Simulated training budget per trial, in hours.")
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Worker processes (default: all cores).")
+              help="Simulated wall-clock budget per trial, in hours (with one worker: training time).")
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: all cores); never changes a result.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
               help="Simulated workers (GPUs) training architectures side by side; the budget is wall-clock "
                    "time. Results are labelled ALGO@Kw when K > 1.")
