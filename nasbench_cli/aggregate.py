@@ -161,3 +161,23 @@ def busy_share(record: dict, grid_s) -> np.ndarray:
     started = np.searchsorted(np.sort(starts), grid_s, side="right")
     ended = np.searchsorted(np.sort(ends), grid_s, side="right")
     return (started - ended) / workers
+
+
+def busy_seconds(record: dict, times_s) -> np.ndarray:
+    """Worker-seconds spent on jobs from 0 up to each time in `times_s` (all workers together)."""
+    times_s = np.asarray(times_s, dtype=float)
+
+    def elapsed_since(points):   # sum over points p <= t of (t - p), for every t
+        points = np.sort(np.asarray(points, dtype=float))
+        before = np.searchsorted(points, times_s, side="right")
+        cumulative = np.concatenate([[0.0], np.cumsum(points)])
+        return before * times_s - cumulative[before]
+
+    return elapsed_since(record["jobs"]["start_s"]) - elapsed_since(record["trajectory"]["time_s"])
+
+
+def busy_share_binned(record: dict, edges_s) -> np.ndarray:
+    """Mean share of the trial's workers busy within each bin [edges[i], edges[i+1]) (seconds)."""
+    edges_s = np.asarray(edges_s, dtype=float)
+    workers = int(record.get("workers") or 1)
+    return np.diff(busy_seconds(record, edges_s)) / (workers * np.diff(edges_s))

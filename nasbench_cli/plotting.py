@@ -259,23 +259,30 @@ def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s):
     return fig
 
 
+UTILISATION_BINS = 100
+
+
 def utilisation_figure(benchmark: str, per_algo: dict, grid_s):
-    """Share of busy workers over simulated wall-clock time, mean over trials, one line per run label."""
+    """Share of busy workers over simulated wall-clock time (exact mean within each of 100 bins, then
+    the mean over trials), one line per run label with more than one worker."""
     import matplotlib.pyplot as plt
 
     end_h = max(float(r["budget_s"]) for rs in per_algo.values() for r in rs) / aggregate.SECONDS_PER_HOUR
-    grid_h = np.linspace(0.0, end_h, 400)
+    edges_h = np.linspace(0.0, end_h, UTILISATION_BINS + 1)
+    centres_h = (edges_h[:-1] + edges_h[1:]) / 2
     fig, ax = plt.subplots(figsize=FIGSIZE_IN)
     for label, records in per_algo.items():
-        shares = [aggregate.busy_share(r, grid_h * aggregate.SECONDS_PER_HOUR) for r in records if "jobs" in r]
+        if _workers_of(records) == 1:
+            continue      # one worker is busy until its trial ends: nothing to see
+        shares = [aggregate.busy_share_binned(r, edges_h * aggregate.SECONDS_PER_HOUR) for r in records if "jobs" in r]
         if shares:
-            ax.plot(grid_h, np.mean(shares, axis=0), label=f"{label} (n={len(shares)})", **algo_style(label))
+            ax.plot(centres_h, np.mean(shares, axis=0), label=f"{label} (n={len(shares)})", **algo_style(label))
     ax.set_xlim(0, end_h)
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel("simulated wall-clock time (hours)")
-    ax.set_ylabel("share of workers busy (mean over trials)")
+    ax.set_ylabel(f"share of workers busy\n(mean per {end_h / UTILISATION_BINS:g} h bin, over trials)")
     ax.set_title(f"{_title(benchmark)}: worker utilisation\n"
-                 "idle = waiting for a rung to finish, or nothing left to start")
+                 "idle: waiting for results (a rung to finish, RE's first population) or nothing left to start")
     _legend(ax)
     return fig
 

@@ -1,11 +1,16 @@
 """Run many trials in worker processes, one atomic result file per trial, resumable.
 
+Worker processes die with the run: each watches its parent and exits as soon as the parent is gone
+(a killed `nasbench run` leaves no process behind still writing result files).
+
 Trial k of an algorithm uses seed `seed + k`; with `workers` > 1 simulated workers its results go
 under the label `algo@Kw` (see `results_io`). Every trial runs in a joblib (loky) worker process
 started with PYTHONHASHSEED=0 and single-threaded numerical libraries, so a trial's result is the same
 whatever `--jobs` is and in whichever order trials finish.
 """
 import os
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,9 +91,38 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
     return todo, done
 
 
-def run_and_write(spec: TrialSpec, data_dir) -> dict:
-    """Worker: run one trial and write its result file atomically; returns a short summary."""
+PARENT_POLL_S = 0.2
+_watching: list = []      # the parent pid this worker process watches (set once)
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """In a worker process started by `parent_pid`: end the process (`os._exit`) at once if that parent
+    is already gone, else start a daemon thread that does so when it goes (the worker is reparented).
+    Started once per process (the executor's initializer, then a check before each trial); a no-op
+    in the parent itself."""
+    if os.getpid() == parent_pid:
+        return
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    if _watching:
+        return
+    _watching.append(parent_pid)
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="nasbench-parent-watch", daemon=True).start()
+
+
+def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> dict:
+    """Worker: run one trial and write its result file atomically; returns a short summary.
+    `parent_pid`: the run's process, whose death ends this worker."""
     from nasbench_cli.trial import run_trial
+
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
 
     record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
                        dict(spec.overrides), data_dir, spec.workers)
@@ -100,7 +134,8 @@ def run_and_write(spec: TrialSpec, data_dir) -> dict:
 
 
 def remove_stale_temp_files(out: Path, benchmark: str) -> int:
-    """Delete temp files left by a killed run (never complete result files)."""
+    """Delete temp files left by a killed run (never complete result files). Call it only while
+    holding the folder's run lock (`run_lock`), so that no live run owns them."""
     removed = 0
     root = Path(out) / benchmark
     if root.is_dir():
@@ -119,8 +154,9 @@ def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[
 
     for key, value in WORKER_ENV.items():   # also for workers' own children
         os.environ.setdefault(key, value)
-    executor = get_reusable_executor(max_workers=jobs, env=WORKER_ENV, timeout=30)
-    futures = {executor.submit(run_and_write, spec, data_dir): spec for spec in specs}
+    executor = get_reusable_executor(max_workers=jobs, env=WORKER_ENV, timeout=30,
+                                     initializer=die_with_parent, initargs=(os.getpid(),))
+    futures = {executor.submit(run_and_write, spec, data_dir, os.getpid()): spec for spec in specs}
     summaries, errors = [], []
     try:
         for future in as_completed(futures):

@@ -15,11 +15,11 @@ whose validation loss is not finite, is dropped (so a rung may promote fewer tha
 Brackets repeat (s_max..0, again and again) until the simulated budget is spent; new architectures
 are drawn without replacement over the whole trial (the release draws each bracket independently
 and runs the four brackets once).
+`bracket_budget_epochs` sets B; the release's notebook used B = 100 R / 3.5 to match its random search.
 
 With K workers this is synchronous Hyperband: each rung is one batch of jobs spread over the free
 workers, and the next rung (or bracket) starts only when every job of the rung has ended, so workers
 sit idle at each rung's barrier (visible in the job log and the utilisation figure).
-`bracket_budget_epochs` sets B; the release's notebook used B = 100 R / 3.5 to match its random search.
 
 `promote="worst"` is a TEST HOOK, not an algorithm: it promotes the worst floor(n_i / eta) instead
 of the best, a planted regression that the CI gate's tests must detect. Never use it for results.

@@ -4,6 +4,17 @@ import click
 from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
 
 
+MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: workers stopped, finished trials kept."""
+
+
+def _raise_terminated(signum, frame):
+    raise Terminated
+
+
 def parse_overrides(items, algos) -> dict:
     """`--set KEY=VALUE` (every selected algorithm with that setting) or `--set ALGO.KEY=VALUE`."""
     import dataclasses
@@ -54,7 +65,8 @@ def summarize(paths) -> dict:
 @click.command()
 @click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, or 'all' (see `nasbench list`).")
 @benchmark_option
-@click.option("--trials", type=click.IntRange(1), default=30, show_default=True, help="Trials per algorithm.")
+@click.option("--trials", type=click.IntRange(1, MAX_TRIALS), default=30, show_default=True,
+              help="Trials per algorithm.")
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
               help="Simulated wall-clock budget per trial, in hours (with one worker: training time).")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: all cores); never changes a result.")
@@ -78,28 +90,47 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, seed, ou
     continues, and the incumbent changes when jobs end. --jobs is how many trials run at once on this
     machine; it never changes a result.
 
-    Running the same command again skips finished trials; an interrupted run (Ctrl-C, a kill) keeps
-    every finished trial and leaves no partial file, so rerunning completes it with the same results.
+    Running the same command again skips finished trials; an interrupted run (Ctrl-C, SIGTERM, a kill)
+    keeps every finished trial, leaves no partial file and no worker process, so rerunning completes it
+    with the same results. One run at a time may write to a results folder (per benchmark).
     """
-    import math
-    import os
+    import signal
     from pathlib import Path
 
     from benchmarks.registry import load_benchmark
-    from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files, trial_path
-    from nasbench_cli.trial import current_scores_checksum, run_label
+    from nasbench_cli.run_lock import run_lock
     from optimizers.registry import parse_algo_list
 
-    algos = parse_algo_list(algo_text)
-    overrides = parse_overrides(set_items, algos)
-    benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        algos = parse_algo_list(algo_text)
+        overrides = parse_overrides(set_items, algos)
+        benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
+        with run_lock(Path(out), benchmark_name):
+            _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
+                        Path(out), overwrite, data_dir, as_json)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed, out,
+                overwrite, data_dir, as_json):
+    """The run itself, while this process holds the results folder's lock."""
+    import math
+    import os
+
+    from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files, trial_path
+    from nasbench_cli.trial import current_scores_checksum, run_label
+
     budget_s = budget_hours * 3600.0
-    out = Path(out)
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
     todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
                              workers)
-    jobs = jobs or os.cpu_count() or 1
+    cores = os.cpu_count() or 1
+    if jobs is not None and jobs > cores and not as_json:
+        click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
+    jobs = max(1, min(jobs or cores, len(todo)))    # never more processes than trials to run
     errors = []
     if todo:
         _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet=as_json)
@@ -119,11 +150,12 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, seed, ou
 
             try:
                 _, errors = execute(todo, jobs, data_dir, on_done)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as interrupt:
                 finished = sum(1 for spec in todo if spec.path.is_file())
-                click.echo(f"interrupted: {finished + len(done)} finished trial files kept in {out}; "
+                how = "terminated" if isinstance(interrupt, Terminated) else "interrupted"
+                click.echo(f"{how}: {finished + len(done)} finished trial files kept in {out}; "
                            "rerun the same command to complete the rest", err=True)
-                raise click.exceptions.Exit(130)
+                raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
     labels = [run_label(a, workers) for a in algos]
