@@ -1,7 +1,10 @@
 """Read NAS-Bench-NLP training logs from a zip or a folder of `log_stats_model_*.json` files.
 
-Each log is checked for the keys and types the benchmark needs; a bad log is named in the error.
+Each log is checked for the keys and types the benchmark needs, wall times that are finite and
+positive (a non-finite or negative one would make training free, endless or refunded), and no more
+epochs than the benchmark has; a bad log is named in the error.
 """
+import math
 import json
 import re
 import zipfile
@@ -57,18 +60,19 @@ def list_log_names(source: Path) -> list[str]:
     return names
 
 
-def read_logs(source: Path) -> list[LogRecord]:
-    """Every log in the zip or folder, in file-name order."""
+def read_logs(source: Path, max_epochs: int | None = None) -> list[LogRecord]:
+    """Every log in the zip or folder, in file-name order; `max_epochs`: the benchmark's epoch count,
+    which no log may exceed."""
     names = list_log_names(source)
     records = []
     if source.is_dir():
         for name in names:
-            records.append(parse_log(name, (source / name).read_bytes()))
+            records.append(parse_log(name, (source / name).read_bytes(), max_epochs))
         return records
     try:
         with zipfile.ZipFile(source) as archive:
             for name in names:
-                records.append(parse_log(name, archive.read(name)))
+                records.append(parse_log(name, archive.read(name), max_epochs))
     except (zipfile.BadZipFile, OSError, EOFError, zlib_error()) as exc:
         raise DataError(f"corrupt zip {source} ({exc}); re-download it") from None
     return records
@@ -79,8 +83,9 @@ def zlib_error():
     return zlib.error
 
 
-def parse_log(name: str, raw: bytes) -> LogRecord:
-    """Parse and check one log; DataError naming the file if a key is missing or has the wrong type."""
+def parse_log(name: str, raw: bytes, max_epochs: int | None = None) -> LogRecord:
+    """Parse and check one log; DataError naming the file if a key is missing or has the wrong type, a
+    wall time is not a finite positive number of seconds, or it logs more than `max_epochs` epochs."""
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -105,6 +110,13 @@ def parse_log(name: str, raw: bytes) -> LogRecord:
     if len(lengths) != 1:
         raise DataError(f"log {name}: per-epoch lists have different lengths "
                         f"({', '.join(f'{k}={len(v)}' for k, v in lists.items())})")
+    for epoch, seconds in enumerate(lists["wall_times"], start=1):
+        if not (math.isfinite(seconds) and seconds > 0):
+            raise DataError(f"log {name}: wall time of epoch {epoch} is {seconds!r}; every logged epoch must "
+                            "take a finite, positive number of seconds")
+    if max_epochs is not None and len(lists["wall_times"]) > max_epochs:
+        raise DataError(f"log {name}: {len(lists['wall_times'])} epochs logged, more than the benchmark's "
+                        f"{max_epochs}")
     match = LOG_NAME.search(name)
     if match and int(match.group(1)) != data["recepie_id"]:
         raise DataError(f"log {name}: recepie_id {data['recepie_id']} does not match its file name")

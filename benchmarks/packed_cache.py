@@ -72,7 +72,7 @@ def load_cached(path: Path, key: str) -> dict | None:
 
 def build_arrays(name: str, source: Path, features_csv: Path | None, max_epochs: int) -> dict:
     """Parse every log (and the features CSV) into the cache's arrays."""
-    records = read_logs(source)
+    records = read_logs(source, max_epochs)
     kept, dropped, seen = [], [], set()
     for record in records:
         if record.recepie_id in seen:

@@ -17,7 +17,7 @@ from pathlib import Path
 from benchmarks.errors import UserError
 
 RESULT_FORMAT = "nasbench-trial/1"
-TRIAL_FILE = re.compile(r"^trial-(\d+)\.json$")
+TRIAL_FILE = re.compile(r"^trial-(0|[1-9]\d*)\.json$")   # canonical names only: trial-01.json is not trial 1
 TRAJECTORY_KEYS = ("time_s", "regret", "incumbent", "incumbent_epoch", "arch", "epochs")
 REQUIRED_KEYS = ("format", "benchmark", "algo", "trial", "seed", "budget_s", "settings", "settings_hash",
                  "l_star", "best_arch", "final_regret", "compute_s", "trajectory")

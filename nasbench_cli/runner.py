@@ -43,9 +43,10 @@ def read_existing(path: Path) -> dict | None:
 
 
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
-                overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1
-                ) -> tuple[list[TrialSpec], list[Path]]:
-    """Trials still to run, and the result files already done; refuses files made with other settings.
+                overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1,
+                data_checksum: str | None = None) -> tuple[list[TrialSpec], list[Path]]:
+    """Trials still to run, and the result files already done; refuses files made with other settings
+    or (when `data_checksum` is given) from other data.
 
     `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
     proxy-guided algorithms; a file made from other scores is refused too.
@@ -70,12 +71,19 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
                 todo.append(spec)
                 continue
             same_settings = existing.get("settings_hash") == expected and existing.get("seed") == seed + k
-            if same_settings and existing.get("scores_checksum") == scores_checksums.get(algo):
+            same_data = data_checksum is None or existing.get("data_checksum") == data_checksum
+            if not same_data:
+                conflicts.append((path, existing, "data"))
+            elif same_settings and existing.get("scores_checksum") == scores_checksums.get(algo):
                 done.append(path)
             else:
                 conflicts.append((path, existing, same_settings))
     if conflicts:
         path, existing, same_settings = conflicts[0]
+        if same_settings == "data":
+            raise UserError(f"{len(conflicts)} result file(s) were made from other data, e.g. {path} (data checksum "
+                            f"{str(existing.get('data_checksum'))[:12]} there, {str(data_checksum)[:12]} now); "
+                            "use another --out or pass --overwrite")
         differences = []
         if existing.get("budget_s") != budget_s:
             differences.append(f"budget {existing.get('budget_s', 0) / 3600:g} h there, {budget_s / 3600:g} h now")

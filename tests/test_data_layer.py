@@ -185,6 +185,47 @@ def test_bad_log_names_the_file(tmp_path, monkeypatch, data_dir, key, value, mes
     assert bad_name in str(info.value)
 
 
+@pytest.mark.parametrize("wall_time", [math.inf, math.nan, -5.0, 0.0])
+def test_non_finite_or_non_positive_wall_times_are_refused(tmp_path, monkeypatch, data_dir, wall_time):
+    """An infinite epoch would end every trial that reaches it, a NaN one would be free and a negative
+    one would give budget back: the log is refused, by name, before anything is built."""
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
+    logs = _tiny_logs(data_dir)
+    bad_name = sorted(logs)[2]
+    logs[bad_name]["wall_times"][3] = wall_time
+    _write_zip(tmp_path / "data/train_logs_wikitext-2/logs.zip", logs)
+    with pytest.raises(DataError, match="wall time of epoch 4") as info:
+        load_benchmark("wt2", tmp_path / "data")
+    assert bad_name in str(info.value)
+    assert not list((tmp_path / "cache").glob("*.npz"))
+
+
+def test_more_epochs_than_the_benchmark_are_refused(tmp_path, monkeypatch, data_dir):
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
+    logs = _tiny_logs(data_dir)
+    bad_name = sorted(logs)[0]
+    for key in ("wall_times", "train_losses", "val_losses", "test_losses"):
+        logs[bad_name][key] = logs[bad_name][key] + logs[bad_name][key][:1]      # 51 epochs
+    _write_zip(tmp_path / "data/train_logs_wikitext-2/logs.zip", logs)
+    with pytest.raises(DataError, match="51 epochs logged, more than the benchmark's 50") as info:
+        load_benchmark("wt2", tmp_path / "data")
+    assert bad_name in str(info.value)
+
+
+def test_a_bad_log_is_one_line_from_the_cli(tmp_path, data_dir):
+    import subprocess
+    import sys
+
+    logs = _tiny_logs(data_dir)
+    logs[sorted(logs)[1]]["wall_times"][0] = -1.0
+    _write_zip(tmp_path / "data/train_logs_wikitext-2/logs.zip", logs)
+    result = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "wt2",
+                             "--data-dir", str(tmp_path / "data")], capture_output=True, text=True,
+                            env={**os.environ, "NASBENCH_CACHE": str(tmp_path / "cache")})
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1 and "wall time of epoch 1 is -1.0" in result.stderr
+
+
 def test_features_csv_with_other_ids_is_refused(tmp_path, monkeypatch, data_dir):
     monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
     logs = _tiny_logs(data_dir)

@@ -166,3 +166,27 @@ def test_one_worker_and_four_workers_live_side_by_side_and_are_compared(workers4
     assert figures.returncode == 0, figures.stderr
     names = {p.split("/")[-1] for p in json.loads(figures.stdout)["files"]}
     assert {"ptb-regret-by-workers.png", "ptb-worker-utilisation.png", "ptb-regret-vs-time.png"} <= names
+
+
+def test_a_folder_made_from_other_data_is_refused(jobs1, tmp_path):
+    import shutil
+
+    out1, _ = jobs1
+    shutil.copytree(out1 / "ptb" / "hb", tmp_path / "ptb" / "hb")
+    path = tmp_path / "ptb" / "hb" / "trial-0.json"
+    record = json.loads(path.read_text())
+    record["data_checksum"] = "0" * 64                         # as if run on other logs
+    path.write_text(json.dumps(record))
+    refused = nasbench("run", "--algo", "hb", "--trials", "3", "--budget-hours", BUDGET_H, "--out", str(tmp_path))
+    assert refused.returncode == 2 and "made from other data" in refused.stderr
+
+
+def test_only_canonical_trial_file_names_count(jobs1, tmp_path):
+    import shutil
+
+    out1, _ = jobs1
+    shutil.copytree(out1 / "ptb" / "hb", tmp_path / "ptb" / "hb")
+    shutil.copy(tmp_path / "ptb" / "hb" / "trial-1.json", tmp_path / "ptb" / "hb" / "trial-01.json")
+    report = nasbench("report", str(tmp_path), "--json")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["benchmarks"]["ptb"]["algorithms"]["hb"]["trials"] == 3
