@@ -83,6 +83,11 @@ def _baseline_problem(data) -> str | None:
                 return f"{name}/{algo} lacks {', '.join(missing)}"
             if not isinstance(entry["final_regret"], list) or not entry["final_regret"]:
                 return f"{name}/{algo} has no final regrets"
+            bad = [v for v in entry["final_regret"] if v is not None and not (
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0)]
+            if bad:
+                return (f"{name}/{algo} has a final regret that is not a finite number >= 0 or null "
+                        f"({bad[0]!r}); remake the baseline with --write-baseline")
     return None
 
 

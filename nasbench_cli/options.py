@@ -12,6 +12,15 @@ benchmark_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 
+def finite(ctx, param, value):
+    """Click callback: refuse NaN and infinity (click's FloatRange lets NaN through every bound)."""
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"must be a finite number, got {value}")
+    return value
+
+
 def echo_json(obj) -> None:
     import json
 

@@ -71,6 +71,40 @@ def trial_problem(record) -> str | None:
     workers = record.get("workers", 1)
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         return "workers is not a positive integer"
+    return _consistency_problem(record, traj, workers)
+
+
+def _consistency_problem(record: dict, traj: dict, workers: int) -> str | None:
+    """What a hand edit would break: regrets >= 0, final regret = the last regret, times within the
+    budget, the settings hash of the settings recorded, the label of the algorithm and workers, and a
+    job log parallel to the trajectory."""
+    from nasbench_cli.trial import run_label, settings_hash
+
+    regrets = traj["regret"]
+    if any(r is not None and r < 0 for r in regrets):
+        return "trajectory regret has a negative value (regret is >= 0 by definition)"
+    if record["final_regret"] != (regrets[-1] if regrets else None):
+        return "final_regret differs from the last regret of the trajectory"
+    if traj["time_s"] and traj["time_s"][-1] > record["budget_s"]:
+        return "trajectory time_s goes past budget_s"
+    if not _is_number(record["compute_s"]) or record["compute_s"] < 0:
+        return "compute_s is not a non-negative number"
+    if not isinstance(record["settings"], dict) or not isinstance(record["algo"], str) \
+            or not isinstance(record["benchmark"], str):
+        return "benchmark, algo or settings has the wrong type"
+    expected = settings_hash(record["benchmark"], record["algo"], record["settings"], record["budget_s"], workers)
+    if record["settings_hash"] != expected:
+        return "settings_hash does not match the settings recorded (edited by hand?)"
+    if record.get("label", record["algo"]) != run_label(record["algo"], workers):
+        return f"label {record.get('label')!r} does not match algo {record['algo']!r} with {workers} worker(s)"
+    jobs = record.get("jobs")
+    if jobs is not None:
+        keys = ("start_s", "worker", "from_epoch", "overhead_s")
+        if not isinstance(jobs, dict) or any(not isinstance(jobs.get(k), list) or len(jobs[k]) != len(traj["time_s"])
+                                             for k in keys):
+            return "jobs lists are missing or not parallel to the trajectory"
+        if any(not _is_number(s) or s > t for s, t in zip(jobs["start_s"], traj["time_s"])):
+            return "a job starts after it ends"
     return None
 
 

@@ -122,3 +122,21 @@ def test_usage_errors(baseline, tmp_path, capsys):
     assert code == 2 and "malformed" in err
     code, _, err = run_cli(capsys, "check", baseline.parent, "--baseline", tmp_path / "none.json")
     assert code == 2 and "baseline file not found" in err
+
+
+@pytest.mark.parametrize("option", [("--alpha", "nan"), ("--alpha", "inf"), ("--min-effect", "nan"),
+                                    ("--min-effect", "inf")])
+def test_non_finite_options_are_refused(baseline, capsys, option):
+    code, _, err = run_cli(capsys, "check", baseline.parent, "--baseline", baseline, *option)
+    assert code == 2 and ("must be a finite number" in err or "is not in the range" in err)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), -0.1, "0.2", float("inf")])
+def test_a_baseline_with_impossible_regrets_is_refused(baseline, tmp_path, capsys, bad):
+    """A NaN regret compares false with everything: a gate built on it would pass any regression."""
+    data = json.loads(baseline.read_text())
+    data["benchmarks"]["ptb"]["algorithms"]["hb"]["final_regret"][3] = bad
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(data))
+    code, _, err = run_cli(capsys, "check", baseline.parent, "--baseline", edited)
+    assert code == 2 and "not a finite number >= 0" in err

@@ -190,3 +190,34 @@ def test_only_canonical_trial_file_names_count(jobs1, tmp_path):
     report = nasbench("report", str(tmp_path), "--json")
     assert report.returncode == 0, report.stderr
     assert json.loads(report.stdout)["benchmarks"]["ptb"]["algorithms"]["hb"]["trials"] == 3
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda r: r.update(final_regret=-0.5), "final_regret differs"),
+    (lambda r: r["trajectory"]["regret"].__setitem__(-1, -0.1), "negative value"),
+    (lambda r: r.update(final_regret=r["final_regret"] + 0.01), "final_regret differs"),
+    (lambda r: r["settings"].update(eta=4), "settings_hash does not match"),
+    (lambda r: r.update(budget_s=r["budget_s"] * 2), "settings_hash does not match"),
+    (lambda r: r.update(compute_s="fast"), "compute_s is not"),
+    (lambda r: r.update(label="hb@4w"), "label 'hb@4w' does not match"),
+])
+def test_hand_edited_result_files_are_refused_in_one_line(jobs1, tmp_path, edit, message):
+    import shutil
+
+    out1, _ = jobs1
+    shutil.copytree(out1 / "ptb" / "hb", tmp_path / "ptb" / "hb")
+    path = tmp_path / "ptb" / "hb" / "trial-2.json"
+    record = json.loads(path.read_text())
+    edit(record)
+    path.write_text(json.dumps(record))
+    for command in (["report", str(tmp_path)], ["plot", str(tmp_path), "--out", str(tmp_path / "figs")]):
+        result = nasbench(*command)
+        assert result.returncode == 2, result.stdout
+        assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("hours", ["nan", "inf"])
+def test_non_finite_budget_is_refused_before_any_trial(tmp_path, hours):
+    result = nasbench("run", "--algo", "hb", "--trials", "1", "--budget-hours", hours, "--out", str(tmp_path))
+    assert result.returncode == 2 and "must be a finite number" in result.stderr
+    assert not (tmp_path / "ptb").exists()

@@ -1,7 +1,7 @@
 """`nasbench check`: a CI gate that fails when an algorithm's final regret got worse."""
 import click
 
-from nasbench_cli.options import echo_json, json_option
+from nasbench_cli.options import echo_json, finite, json_option
 
 
 @click.command()
@@ -11,8 +11,9 @@ from nasbench_cli.options import echo_json, json_option
 @click.option("--write-baseline", "write_path", type=click.Path(dir_okay=False, path_type=str), default=None,
               help="Write a baseline from the results to this file (atomically) instead of checking.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True,
+              callback=finite,
               help="Significance level of the one-sided Mann-Whitney U test (current worse than baseline).")
-@click.option("--min-effect", type=click.FloatRange(min=0), default=0.01, show_default=True,
+@click.option("--min-effect", type=click.FloatRange(min=0), default=0.01, show_default=True, callback=finite,
               help="Smallest increase of the mean final regret (test log-perplexity) that counts as a regression.")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")

@@ -1,7 +1,7 @@
 """`nasbench run`: run NAS algorithms for many trials on the simulated environment."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, finite, json_option
 
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
@@ -68,6 +68,7 @@ def summarize(paths) -> dict:
 @click.option("--trials", type=click.IntRange(1, MAX_TRIALS), default=30, show_default=True,
               help="Trials per algorithm.")
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
+              callback=finite,
               help="Simulated wall-clock budget per trial, in hours (with one worker: training time).")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: all cores); never changes a result.")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
