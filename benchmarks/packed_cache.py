@@ -103,7 +103,8 @@ def build_arrays(name: str, source: Path, features_csv: Path | None, max_epochs:
 
 
 def read_features_csv(path: Path, ids: np.ndarray) -> np.ndarray:
-    """The shipped graph2vec features `[n, d]` in the row order of `ids`; DataError if the ids differ."""
+    """The shipped graph2vec features `[n, d]` in the row order of `ids`; DataError if the ids differ,
+    an id appears twice or a value is not a finite number."""
     import csv
 
     try:
@@ -112,7 +113,16 @@ def read_features_csv(path: Path, ids: np.ndarray) -> np.ndarray:
         header, body = rows[0], rows[1:]
         if header[0] != "recepie_id":
             raise ValueError(f"first column is '{header[0]}', expected 'recepie_id'")
-        table = {int(r[0]): [float(v) for v in r[1:]] for r in body if r}
+        table = {}
+        for line, r in enumerate(body, start=2):
+            if not r:
+                continue
+            values = [float(v) for v in r[1:]]
+            if int(r[0]) in table:
+                raise ValueError(f"recepie_id {r[0]} appears twice (again on line {line})")
+            if not all(np.isfinite(values)):
+                raise ValueError(f"line {line} (recepie_id {r[0]}) has a value that is not a finite number")
+            table[int(r[0])] = values
         if any(len(v) != len(header) - 1 for v in table.values()):
             raise ValueError("rows of different lengths")
     except (OSError, ValueError, IndexError) as exc:
@@ -126,6 +136,26 @@ def read_features_csv(path: Path, ids: np.ndarray) -> np.ndarray:
     return np.array([table[int(i)] for i in ids], dtype=np.float64)
 
 
+STALE_TEMP_S = 600      # a build takes ~15 s: a temp file this old belongs to a build that was killed
+
+
+def remove_stale_temp_files(path: Path) -> int:
+    """Delete temp files of `path` (`.<name>.*.tmp`, written by `save_npz_atomic`) older than
+    STALE_TEMP_S seconds: a killed build leaves one (~31 MB for PTB); a build still running does not
+    leave its temp file that long. Returns how many were removed."""
+    import time
+
+    removed = 0
+    for tmp in Path(path).parent.glob(f".{Path(path).name}.*.tmp"):
+        try:
+            if time.time() - tmp.stat().st_mtime > STALE_TEMP_S:
+                tmp.unlink()
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
 def load_or_build(name: str, source: Path, features_csv: Path | None, max_epochs: int,
                   rebuild: bool = False) -> tuple[dict, Path]:
     """The cached arrays for a source, building (and writing) the cache if needed."""
@@ -134,6 +164,7 @@ def load_or_build(name: str, source: Path, features_csv: Path | None, max_epochs
     path = cache_path_for(name, key)
     arrays = None if rebuild else load_cached(path, key)
     if arrays is None:
+        remove_stale_temp_files(path)
         arrays = build_arrays(name, source, features_csv, max_epochs)
         arrays["format"] = np.array(CACHE_FORMAT)
         arrays["fingerprint"] = np.array(key)

@@ -247,3 +247,36 @@ def test_final_test_loss(ptb):
     assert math.isclose(math.exp(ptb.final_test_loss[row]), 78.89, abs_tol=0.01)
     empty = np.flatnonzero(ptb.search.n_epochs == 0)
     assert len(empty) == 65 and np.isnan(ptb.final_test_loss[empty]).all()
+
+
+@pytest.mark.parametrize("row, message", [("dup", "appears twice"), ("nan", "not a finite number")])
+def test_features_csv_with_a_duplicate_id_or_nan_is_refused(tmp_path, monkeypatch, data_dir, row, message):
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
+    logs = _tiny_logs(data_dir)
+    _write_zip(tmp_path / "data/train_logs_single_run/logs.zip", logs)
+    ids = [log["recepie_id"] for log in logs.values()]
+    lines = [f"{i},0.5" for i in ids] + ([f"{ids[0]},0.7"] if row == "dup" else [])
+    if row == "nan":
+        lines[1] = f"{ids[1]},nan"
+    csv = tmp_path / "data/data/doc2vec_features_lowdim.csv"
+    csv.parent.mkdir(parents=True)
+    csv.write_text("recepie_id,v00\n" + "\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=message):
+        load_benchmark("ptb", tmp_path / "data")
+
+
+def test_a_killed_cache_build_leaves_no_temp_file_for_good(tmp_path, monkeypatch, data_dir):
+    import time
+
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
+    _write_zip(tmp_path / "data/train_logs_wikitext-2/logs.zip", _tiny_logs(data_dir))
+    loaded = load_benchmark("wt2", tmp_path / "data")
+    path = loaded.cache_path
+    stale = path.parent / f".{path.name}.abc123.tmp"           # what a build killed long ago left
+    fresh = path.parent / f".{path.name}.def456.tmp"           # what a build running now is writing
+    for tmp in (stale, fresh):
+        tmp.write_bytes(b"partial")
+    old = time.time() - 2 * packed_cache.STALE_TEMP_S
+    os.utime(stale, (old, old))
+    load_benchmark("wt2", tmp_path / "data", rebuild_cache=True)
+    assert not stale.exists() and fresh.exists()
