@@ -313,7 +313,9 @@ def plot_benchmark(benchmark: str, per_algo: dict, out_dir, formats=("png", "pdf
     grid_s = aggregate.time_grid_s(records)
     written = []
     parallel = any(_workers_of(records) > 1 for records in per_algo.values())
-    figures = [(name, make, needs_grid) for name, make, needs_grid in FIGURES]
+    # a ranking needs two algorithms: with one, the mean-rank figure would be a flat line at 1
+    figures = [(name, make, needs_grid) for name, make, needs_grid in FIGURES
+               if name != "mean-rank" or len(per_algo) > 1]
     if parallel:      # runs with simulated workers: per worker count, and how busy the workers were
         figures += [(name, make, True) for name, make in PARALLEL_FIGURES]
     with _rc():

@@ -54,6 +54,7 @@ def algo_row(records) -> dict:
     finals = aggregate.final_regrets(records)
     finite = finals[np.isfinite(finals)]
     mean, low, high = aggregate.t_interval(finite)
+    low = max(0.0, low) if math.isfinite(low) else low      # regret is >= 0: clip the t-interval there
     best_share = float(np.mean([bool(r["trajectory"]["incumbent"]) and
                                 r["trajectory"]["incumbent"][-1] == r["best_arch"] for r in records]))
     reach = {}
@@ -151,7 +152,7 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-NOTES = ("mean, 95% CI, median: final regret; 95% CI: Student-t interval of the mean; none: trials that never had "
+NOTES = ("mean, 95% CI, median: final regret; 95% CI: Student-t interval of the mean, clipped at 0 (regret is >= 0); none: trials that never had "
          "an incumbent (left out of mean and median, worst in the tests). best arch: share of trials whose final incumbent is the "
          "architecture holding L*. h to ≤x: mean simulated hours until regret first was ≤ x, over the trials that "
          "got there (share in brackets). p vs best: two-sided Mann-Whitney U test against the algorithm with the "

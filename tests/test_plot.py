@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from nasbench_cli.main import cli
+from nasbench_cli.trial import settings_hash
 
 
 def trial_record(algo, trial, times_h, regrets, benchmark="ptb", budget_h=100.0, settings=None):
@@ -13,7 +14,8 @@ def trial_record(algo, trial, times_h, regrets, benchmark="ptb", budget_h=100.0,
     final = next((r for r in reversed(regrets) if r is not None), None)
     return {
         "format": "nasbench-trial/1", "benchmark": benchmark, "algo": algo, "trial": trial, "seed": trial,
-        "budget_s": budget_h * 3600.0, "settings": settings or {}, "settings_hash": f"hash-{algo}",
+        "budget_s": budget_h * 3600.0, "settings": settings or {},
+        "settings_hash": settings_hash(benchmark, algo, settings or {}, budget_h * 3600.0),
         "versions": {}, "data_checksum": "abc", "l_star": 4.36, "best_arch": 1000001,
         "n_evaluations": n, "simulated_time_s": times_h[-1] * 3600.0, "final_regret": final,
         "compute_s": 0.01, "wall_s": 0.02,

@@ -7,6 +7,7 @@ import pytest
 from scipy import stats
 
 from nasbench_cli.main import cli
+from nasbench_cli.trial import settings_hash
 
 BUDGET_H = 100.0
 TRIALS = 8
@@ -60,7 +61,7 @@ def test_report_json_agrees_with_the_trial_files(real_results, capsys):
         assert row["mean_final_regret"] == pytest.approx(means[algo])
         assert row["median_final_regret"] == pytest.approx(np.median(finals[algo]))
         low, high = stats.t.interval(0.95, TRIALS - 1, loc=means[algo], scale=stats.sem(finals[algo]))
-        assert (row["ci95_low"], row["ci95_high"]) == pytest.approx((low, high))
+        assert (row["ci95_low"], row["ci95_high"]) == pytest.approx((max(0.0, low), high))
         share = np.mean([r["trajectory"]["incumbent"][-1] == r["best_arch"] for r in rs])
         assert row["best_arch_share"] == pytest.approx(share)
         for threshold in (0.1, 0.05):
@@ -107,10 +108,12 @@ def test_mann_whitney_edge_cases():
     assert worse == pytest.approx(stats.mannwhitneyu([9, 0.5, 0.6], [0.1, 0.2, 0.3], alternative="greater").pvalue)
 
 
+
 def synthetic(algo, trial, regrets, times_h, best=False):
     n = len(regrets)
     return {"format": "nasbench-trial/1", "benchmark": "ptb", "algo": algo, "trial": trial, "seed": trial,
-            "budget_s": 360000.0, "settings": {}, "settings_hash": "h", "versions": {}, "data_checksum": "c",
+            "budget_s": 360000.0, "settings": {}, "settings_hash": settings_hash("ptb", algo, {}, 360000.0),
+            "versions": {}, "data_checksum": "c",
             "l_star": 4.36, "best_arch": 7, "n_evaluations": n, "simulated_time_s": times_h[-1] * 3600,
             "final_regret": regrets[-1], "compute_s": 0.5, "wall_s": 0.6,
             "trajectory": {"time_s": [t * 3600 for t in times_h], "regret": regrets,
@@ -170,11 +173,13 @@ def test_loader_refuses_misplaced_and_mixed_trials(tmp_path, capsys):
     write(tmp_path, synthetic("hb", 0, [0.2], [1]))
     misplaced = synthetic("hb", 1, [0.2], [1])
     misplaced["algo"] = "rs10e"
+    misplaced["settings_hash"] = settings_hash("ptb", "rs10e", {}, 360000.0)
     write(tmp_path, misplaced, name="../hb/trial-1.json")
     code, _, err = run_cli(capsys, "report", tmp_path)
     assert code == 2 and "holds ptb/rs10e" in err
     mixed = synthetic("hb", 1, [0.2], [1])
-    mixed["settings_hash"] = "other"
+    mixed["settings"] = {"eta": 4}
+    mixed["settings_hash"] = settings_hash("ptb", "hb", {"eta": 4}, 360000.0)
     write(tmp_path, mixed)
     code, _, err = run_cli(capsys, "report", tmp_path)
     assert code == 2 and "trials mix settings" in err

@@ -44,7 +44,10 @@ def parse_overrides(items, algos) -> dict:
 
 
 def summarize(paths) -> dict:
-    """Per run label: trials, mean final regret with a 95% t-interval, compute seconds per trial."""
+    """Per run label: trials, mean final regret with a 95% t-interval (its low end clipped at 0, as
+    regret is >= 0), compute seconds per trial."""
+    import math
+
     import numpy as np
 
     from nasbench_cli.aggregate import final_regrets, t_interval
@@ -58,6 +61,7 @@ def summarize(paths) -> dict:
     for algo, records in by_algo.items():
         mean, low, high = t_interval(final_regrets(records))
         summary[algo] = {"trials": len(records), "mean_final_regret": mean, "ci95_half_width": (high - low) / 2,
+                         "ci95_low": max(0.0, low) if math.isfinite(low) else low, "ci95_high": high,
                          "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records]))}
     return summary
 
@@ -171,9 +175,15 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
         for label in labels:
             if label in summary:
                 s = summary[label]
-                interval = "" if math.isnan(s["ci95_half_width"]) else f" ± {s['ci95_half_width']:.4f}"
-                click.echo(f"{label:<8} final regret {s['mean_final_regret']:.4f}{interval} (95% CI, "
-                           f"{s['trials']} trials), {s['compute_s_per_trial']:.2f} s compute per trial")
+                n = f"{s['trials']} trial{'s' if s['trials'] != 1 else ''}"
+                if math.isnan(s["mean_final_regret"]):
+                    regret = f"no incumbent in any of its {n}"
+                elif math.isnan(s["ci95_low"]):
+                    regret = f"final regret {s['mean_final_regret']:.4f} ({n})"
+                else:
+                    regret = (f"final regret {s['mean_final_regret']:.4f} (95% CI {s['ci95_low']:.4f}–"
+                              f"{s['ci95_high']:.4f}, {n})")
+                click.echo(f"{label:<8} {regret}, {s['compute_s_per_trial']:.2f} s compute per trial")
         for error in errors:
             click.echo(f"error: {error}", err=True)
     if errors:
