@@ -118,6 +118,8 @@ def _parse(path: Path):
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror or exc})"
+    except UnicodeDecodeError as exc:
+        return None, f"is not UTF-8 text (byte {exc.start})"
     try:
         record = json.loads(text)
     except ValueError as exc:

@@ -3,6 +3,7 @@
 Entries point at "module:Class" so that listing does not import xgboost, hyperopt or smac.
 """
 import dataclasses
+import math
 import importlib
 import typing
 
@@ -76,7 +77,12 @@ def _convert(algo, key, text, kind):
             if text.lower() not in ("true", "false", "1", "0", "yes", "no"):
                 raise ValueError(text)
             return text.lower() in ("true", "1", "yes")
-        if kind in (int, float, str):
+        if kind is float:
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError(text)
+            return value
+        if kind in (int, str):
             return kind(text)
         if typing.get_origin(kind) is typing.Union or type(kind).__name__ == "UnionType":
             args = [a for a in typing.get_args(kind) if a is not type(None)]
@@ -84,5 +90,6 @@ def _convert(algo, key, text, kind):
                 return None
             return args[0](text)
     except ValueError:
-        raise UserError(f"setting {algo}.{key} expects {getattr(kind, '__name__', kind)}, got '{text}'") from None
+        what = "a finite float" if kind is float else getattr(kind, "__name__", kind)
+        raise UserError(f"setting {algo}.{key} expects {what}, got '{text}'") from None
     return text

@@ -221,3 +221,26 @@ def test_non_finite_budget_is_refused_before_any_trial(tmp_path, hours):
     result = nasbench("run", "--algo", "hb", "--trials", "1", "--budget-hours", hours, "--out", str(tmp_path))
     assert result.returncode == 2 and "must be a finite number" in result.stderr
     assert not (tmp_path / "ptb").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seed", "-1"], "--seed"),
+    (["--set", "bo10d.beta=nan"], "expects a finite float"),
+    (["--set", "bo10d.beta=inf"], "expects a finite float"),
+])
+def test_bad_seed_and_non_finite_settings_are_refused_before_any_trial(tmp_path, args, message):
+    result = nasbench("run", "--algo", "bo10d", "--trials", "1", "--out", str(tmp_path), *args)
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "ptb").exists()
+
+
+def test_a_result_file_that_is_not_utf8_is_one_line(jobs1, tmp_path):
+    import shutil
+
+    out1, _ = jobs1
+    shutil.copytree(out1 / "ptb" / "hb", tmp_path / "ptb" / "hb")
+    (tmp_path / "ptb" / "hb" / "trial-0.json").write_bytes(b'{"format": "\xff\xfe"}')
+    for command in ("report", "plot"):
+        result = nasbench(command, str(tmp_path))
+        assert result.returncode == 2 and "is not UTF-8 text" in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1

@@ -5,7 +5,7 @@ from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, j
 
 
 @click.command("proxies")
-@click.option("--seed", type=int, default=0, show_default=True, help="Scoring seed of the cached table to read.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Scoring seed of the cached table to read.")
 @click.option("--batch-size", type=click.IntRange(2, 1024), default=None, help="Minibatch of the table (default 32).")
 @click.option("--seq-len", type=click.IntRange(1, 1000), default=None, help="Sequence length of the table (default 20).")
 @click.option("--ablation/--no-ablation", default=True, show_default=True,

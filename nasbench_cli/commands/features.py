@@ -23,7 +23,7 @@ def _parse_dims(text: str) -> list[int]:
 @benchmark_option
 @click.option("--dims", default="10,50", show_default=True,
               help="Comma-separated embedding dimensions to build (g2v-10d and g2v-50d are 10 and 50).")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
               help="Doc2Vec seed; optimizers read seed 0.")
 @click.option("--rebuild", is_flag=True, help="Rebuild even if a valid cache file exists.")
 @data_dir_option

@@ -12,7 +12,7 @@ def _config_options(func):
                         help="Tokens per sequence of the minibatch (default 20).")(func)
     func = click.option("--batch-size", type=click.IntRange(2, 1024), default=None,
                         help="Sequences in the minibatch (default 32).")(func)
-    func = click.option("--seed", type=int, default=0, show_default=True,
+    func = click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
                         help="Seeds the weights and the minibatch.")(func)
     return func
 

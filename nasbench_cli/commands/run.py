@@ -78,7 +78,8 @@ def summarize(paths) -> dict:
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
               help="Simulated workers (GPUs) training architectures side by side; the budget is wall-clock "
                    "time. Results are labelled ALGO@Kw when K > 1.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Trial k uses seed SEED + k.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
+              help="Trial k uses seed SEED + k.")
 @click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True,
               help="Results folder: OUT/<benchmark>/<label>/trial-<k>.json (label: ALGO or ALGO@Kw).")
 @click.option("--set", "set_items", multiple=True, metavar="[ALGO.]KEY=VALUE",
@@ -104,12 +105,14 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, seed, ou
 
     from benchmarks.registry import load_benchmark
     from nasbench_cli.run_lock import run_lock
-    from optimizers.registry import parse_algo_list
+    from optimizers.registry import make_algorithm, parse_algo_list
 
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         algos = parse_algo_list(algo_text)
         overrides = parse_overrides(set_items, algos)
+        for algo in algos:                                      # every setting checked before anything is written
+            make_algorithm(algo, overrides.get(algo))
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,

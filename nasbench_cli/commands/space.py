@@ -23,7 +23,7 @@ def cell_lines(cell) -> list[str]:
 
 @space.command()
 @click.option("-n", "count", type=click.IntRange(min=0), required=True, help="How many cells to draw.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same cells).")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed (same seed, same cells).")
 @click.option("--unique", is_flag=True, help="Skip cells whose canonical form was already drawn.")
 @json_option
 def sample(count, seed, unique, as_json):
@@ -135,7 +135,7 @@ def validate_cmd(recipe_text, strict, as_json):
 @click.option("--samples", type=click.IntRange(min=0), default=0, show_default=True,
               help="Also draw this many random cells and report their canonical duplicates and how many "
                    "are benchmark architectures.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for --samples.")
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Seed for --samples.")
 @json_option
 def stats(benchmark_name, data_dir, samples, seed, as_json):
     """Validate every recipe of a benchmark (architectures breaking each rule) and count the
