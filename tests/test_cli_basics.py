@@ -97,3 +97,12 @@ def test_query_by_recipe_valid_but_absent_exits_1_invalid_exits_2(ptb):
     broken = dict(RENAMED_LSTM, a4={"op": "activation_cube", "input": ["out"]})
     result = run_cli("query", "--recipe", json.dumps(broken))
     assert result.returncode == 2 and "activation_cube" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_query_an_architecture_with_no_recorded_epoch(ptb):
+    empty = [int(i) for i, n in zip(ptb.search.ids, ptb.search.n_epochs) if n == 0]
+    assert len(empty) == 65
+    result = run_cli("query", "--arch", str(empty[0]), "--json")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["epochs_recorded"] == 0 and record["note"].startswith("no epoch recorded")

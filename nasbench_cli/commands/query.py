@@ -14,13 +14,15 @@ def architecture_record(benchmark, row: int, epochs: int | None) -> dict:
 
     search = benchmark.search
     logged = int(search.n_epochs[row])
-    if epochs is None:
-        epochs = logged
-    if not 1 <= epochs <= search.max_epochs:
+    if epochs is not None and not 1 <= epochs <= search.max_epochs:
         raise UserError(f"--epochs must be in 1..{search.max_epochs}, got {epochs}")
     record = {"recepie_id": int(search.ids[row]), "status": str(search.status[row]),
               "epochs_recorded": logged, "num_params": int(search.num_params[row]),
-              "recipe": search.recipe(row), "epochs": epochs}
+              "recipe": search.recipe(row), "epochs": epochs if epochs is not None else logged}
+    if logged == 0:                 # 65 PTB logs end before their first epoch
+        record["note"] = f"no epoch recorded (status {record['status']})"
+        return record
+    epochs = record["epochs"]
     if epochs > logged:
         record["note"] = f"the log stops after {logged} epoch(s) (status {record['status']})"
         return record
