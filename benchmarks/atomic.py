@@ -1,18 +1,25 @@
 """Atomic file writes: a temporary file in the target folder, then `os.replace`.
 
-A reader (or a run killed halfway) sees either the old complete file or the new complete file.
+A reader (or a run killed halfway) sees either the old complete file or the new complete file. A
+folder that cannot be written (read-only, a file in the way, a full disk) is a `UserError` naming the
+file, one line for the user, with nothing left behind.
 """
 import json
 import os
 import tempfile
 from pathlib import Path
 
+from benchmarks.errors import UserError
+
 
 def write_bytes_atomic(path, data: bytes) -> Path:
     """Write `data` to `path` atomically; returns the path."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise UserError(f"cannot write {path} ({exc.strerror or exc}); choose a writable folder") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -20,9 +27,12 @@ def write_bytes_atomic(path, data: bytes) -> Path:
             os.fsync(handle.fileno())
         os.chmod(tmp, 0o666 & ~_umask())   # mkstemp makes 0600; give the usual permissions
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise UserError(f"cannot write {path} ({exc.strerror or exc}); free space there or choose "
+                            "another folder") from None
         raise
     return path
 

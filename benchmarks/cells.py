@@ -226,6 +226,8 @@ def _loads(text: str, where: str):
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidCellError(f"{where} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidCellError(f"{where} is nested too deeply to be a cell") from None
 
 
 def _read_json_file(path: Path):

@@ -67,7 +67,11 @@ def read_logs(source: Path, max_epochs: int | None = None) -> list[LogRecord]:
     records = []
     if source.is_dir():
         for name in names:
-            records.append(parse_log(name, (source / name).read_bytes(), max_epochs))
+            try:
+                raw = (source / name).read_bytes()
+            except OSError as exc:
+                raise DataError(f"cannot read log {source / name} ({exc.strerror or exc}); remove or repair it") from None
+            records.append(parse_log(name, raw, max_epochs))
         return records
     try:
         with zipfile.ZipFile(source) as archive:
@@ -117,6 +121,12 @@ def parse_log(name: str, raw: bytes, max_epochs: int | None = None) -> LogRecord
     if max_epochs is not None and len(lists["wall_times"]) > max_epochs:
         raise DataError(f"log {name}: {len(lists['wall_times'])} epochs logged, more than the benchmark's "
                         f"{max_epochs}")
+    try:
+        recipe = json.loads(data["recepie"])
+    except (ValueError, RecursionError):
+        recipe = None
+    if not isinstance(recipe, dict):
+        raise DataError(f"log {name}: 'recepie' is not the JSON text of a cell (an object of nodes)")
     match = LOG_NAME.search(name)
     if match and int(match.group(1)) != data["recepie_id"]:
         raise DataError(f"log {name}: recepie_id {data['recepie_id']} does not match its file name")

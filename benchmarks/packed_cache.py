@@ -27,7 +27,10 @@ def fingerprint(source: Path, extra: list[Path]) -> str:
     """A cheap key of the sources (path, size, mtime): changes whenever a source file changes."""
     digest = hashlib.sha256(f"format={CACHE_FORMAT}".encode())
     for path in source_files(source, extra):
-        stat = path.stat()
+        try:
+            stat = path.stat()
+        except OSError as exc:
+            raise DataError(f"cannot read log {path} ({exc.strerror or exc}); remove or repair it") from None
         digest.update(f"{path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
@@ -169,5 +172,9 @@ def load_or_build(name: str, source: Path, features_csv: Path | None, max_epochs
         arrays["format"] = np.array(CACHE_FORMAT)
         arrays["fingerprint"] = np.array(key)
         arrays["checksum"] = np.array(checksum(source, extra))
-        save_npz_atomic(path, **arrays)
+        try:
+            save_npz_atomic(path, **arrays)
+        except OSError as exc:
+            raise DataError(f"cannot write the cache {path} ({exc.strerror or exc}); free space there or set "
+                            "NASBENCH_CACHE to a writable folder") from None
     return arrays, path

@@ -32,5 +32,9 @@ def resolve_data_dir(data_dir=None) -> Path:
 def cache_dir() -> Path:
     """The user cache folder: `NASBENCH_CACHE`, else `~/.cache/nasbench`; created on demand."""
     path = Path(os.environ.get("NASBENCH_CACHE") or Path.home() / ".cache" / "nasbench").expanduser()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DataError(f"cannot use the cache folder {path} ({exc.strerror or exc}); set NASBENCH_CACHE "
+                        "to a writable folder") from None
     return path

@@ -106,3 +106,33 @@ def test_query_an_architecture_with_no_recorded_epoch(ptb):
     assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
     assert record["epochs_recorded"] == 0 and record["note"].startswith("no epoch recorded")
+
+
+@pytest.mark.parametrize("args", [["space", "validate"], ["query", "--recipe"], ["space", "show", "--recipe"]])
+def test_deeply_nested_recipe_json_is_one_line(args, ptb, tmp_path):
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000)
+    result = run_cli(*args, str(nested))
+    assert result.returncode == 2 and "nested too deeply" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cache_folder_that_is_a_file_is_one_line(tmp_path):
+    blocker = tmp_path / "cache-file"
+    blocker.write_text("x")
+    result = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "data", "info"], capture_output=True,
+                            text=True, env={**os.environ, "NASBENCH_CACHE": str(blocker / "sub")})
+    assert result.returncode == 2 and "cannot use the cache folder" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_figures_and_baselines_into_an_unwritable_folder_are_one_line(tmp_path, ptb):
+    out = tmp_path / "results"
+    assert run_cli("run", "--algo", "rs50e", "--trials", "2", "--budget-hours", "20", "--out", str(out)).returncode == 0
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for args in (["plot", str(out), "--out", str(blocker / "figs")],
+                 ["check", str(out), "--write-baseline", str(blocker / "base.json")]):
+        result = run_cli(*args)
+        assert result.returncode == 2 and "cannot write" in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1

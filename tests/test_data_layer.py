@@ -280,3 +280,25 @@ def test_a_killed_cache_build_leaves_no_temp_file_for_good(tmp_path, monkeypatch
     os.utime(stale, (old, old))
     load_benchmark("wt2", tmp_path / "data", rebuild_cache=True)
     assert not stale.exists() and fresh.exists()
+
+
+def test_a_log_whose_recipe_is_not_json_is_refused(tmp_path, monkeypatch, data_dir):
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
+    logs = _tiny_logs(data_dir)
+    bad_name = sorted(logs)[0]
+    logs[bad_name]["recepie"] = "{not json"
+    _write_zip(tmp_path / "data/train_logs_wikitext-2/logs.zip", logs)
+    with pytest.raises(DataError, match="'recepie' is not the JSON text of a cell") as info:
+        load_benchmark("wt2", tmp_path / "data")
+    assert bad_name in str(info.value)
+
+
+def test_a_dangling_symlink_in_a_folder_of_logs_is_named(tmp_path, monkeypatch, data_dir):
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "data/train_logs_wikitext-2"
+    folder.mkdir(parents=True)
+    for name, log in _tiny_logs(data_dir).items():
+        (folder / name.rsplit("/", 1)[-1]).write_text(json.dumps(log))
+    (folder / "log_stats_model_9999999_x_y.json").symlink_to(tmp_path / "gone.json")
+    with pytest.raises(DataError, match="cannot read log .*log_stats_model_9999999"):
+        load_benchmark("wt2", tmp_path / "data")
