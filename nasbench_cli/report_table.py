@@ -113,6 +113,9 @@ def json_ready(obj):
 
 COLUMNS = ("algorithm", "trials", "mean", "95% CI", "median", "best arch", "h to ≤0.1 (share)",
            "h to ≤0.05 (share)", "CPU s/trial", "p vs best (Holm)")
+NARROW = ("algorithm", "trials", "mean", "95% CI", "best arch", "h to ≤0.05 (share)", "CPU s/trial",
+          "p vs best (Holm)")   # the terminal table without --wide: fits 100 columns
+NARROW_WIDTH, WIDE_WIDTH = 100, 160
 
 
 def _num(value, digits: int = 4) -> str:
@@ -159,19 +162,25 @@ NOTES = ("mean, 95% CI, median: final regret; 95% CI: Student-t interval of the 
          "lowest mean final regret, Holm-corrected.")
 
 
-def print_rich(report: dict) -> None:
-    """Aligned tables on the terminal (rich)."""
+def print_rich(report: dict, wide: bool = False, console=None) -> None:
+    """Aligned tables on the terminal (rich): the NARROW columns in 100 characters, or with `wide`
+    every column (about 135 characters)."""
     from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 132))
+    columns = COLUMNS if wide else NARROW
+    keep = [COLUMNS.index(c) for c in columns]
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=WIDE_WIDTH if wide else NARROW_WIDTH)
     for name, bench in report["benchmarks"].items():
         table = Table(title=caption(name, bench), title_justify="left")
-        for i, column in enumerate(COLUMNS):
+        for i, column in enumerate(columns):
             table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i < 4)
         for cells in table_rows(bench):
-            table.add_row(*cells, style="bold" if cells[0] == bench["best"] else None)
+            table.add_row(*[cells[k] for k in keep], style="bold" if cells[0] == bench["best"] else None)
         console.print(table)
+    if not wide:
+        console.print("(median and hours to ≤0.1: --wide)", style="dim")
     console.print(NOTES, style="dim")

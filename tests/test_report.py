@@ -190,3 +190,26 @@ def test_empty_or_missing_folder_is_a_user_error(tmp_path, capsys):
     assert code == 2 and "no result files" in err
     code, _, err = run_cli(capsys, "report", tmp_path / "nope")
     assert code == 2 and "results folder not found" in err
+
+
+def test_terminal_table_fits_100_columns_without_cutting_a_cell(tmp_path):
+    from rich.console import Console
+
+    from nasbench_cli.report_table import NARROW, build_report, print_rich, table_rows
+    from nasbench_cli.results_io import load_results
+
+    for k in range(3):
+        write(tmp_path, synthetic("regularized-evolution-long-name", k, [0.31, 0.2 + k / 100], [1, 90]))
+        write(tmp_path, synthetic("hb", k, [0.4, 0.1 + k / 100], [2, 50], best=True))
+    data = build_report(load_results(tmp_path))
+    console = Console(width=100, record=True, force_terminal=False)
+    print_rich(data, console=console)
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 100
+    keep = [i for i, c in enumerate(["algorithm", "trials", "mean", "95% CI", "median", "best arch",
+                                     "h to ≤0.1 (share)", "h to ≤0.05 (share)", "CPU s/trial",
+                                     "p vs best (Holm)"]) if c in NARROW]
+    flat = "".join(text.split())
+    for cells in table_rows(data["benchmarks"]["ptb"]):
+        for k in keep:
+            assert "".join(cells[k].split()) in flat or k == 0     # names may wrap onto two lines

@@ -9,8 +9,9 @@ from nasbench_cli.options import echo_json, json_option
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print GitHub Markdown tables (for a README).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
+@click.option("--wide", is_flag=True, help="Every column on the terminal (about 135 characters; default fits 100).")
 @json_option
-def report(results_dir, as_markdown, benchmark_text, algo_text, as_json):
+def report(results_dir, as_markdown, benchmark_text, algo_text, wide, as_json):
     """Compare algorithms by final regret, per benchmark, from the trial files of `nasbench run`.
 
     Columns: trials; mean final regret (test log-perplexity - L*) with a 95% t-interval; median;
@@ -31,4 +32,4 @@ def report(results_dir, as_markdown, benchmark_text, algo_text, as_json):
     elif as_markdown:
         click.echo(markdown(data), nl=False)
     else:
-        print_rich(data)
+        print_rich(data, wide=wide)
