@@ -199,7 +199,7 @@ def test_terminal_table_fits_100_columns_without_cutting_a_cell(tmp_path):
     from nasbench_cli.results_io import load_results
 
     for k in range(3):
-        write(tmp_path, synthetic("regularized-evolution-long-name", k, [0.31, 0.2 + k / 100], [1, 90]))
+        write(tmp_path, synthetic("bo50d@16w", k, [0.31, 0.2 + k / 100], [1, 90]))
         write(tmp_path, synthetic("hb", k, [0.4, 0.1 + k / 100], [2, 50], best=True))
     data = build_report(load_results(tmp_path))
     console = Console(width=100, record=True, force_terminal=False)
