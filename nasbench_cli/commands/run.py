@@ -199,9 +199,20 @@ def _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet):
     from nasbench_cli.trial import load_features
     from optimizers.registry import make_algorithm
 
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from benchmarks.features import G2V_DIMS, g2v_features, is_g2v_cached
+
     kinds = {make_algorithm(a, overrides.get(a)).feature_kind for a in algos} - {None}
     benchmark = load_benchmark(benchmark_name, data_dir)
     for kind in sorted(kinds):
-        if not quiet:
-            click.echo(f"features {kind}: loading (built once, then cached)")
-        load_features(benchmark, kind)
+        if kind not in G2V_DIMS or is_g2v_cached(benchmark, G2V_DIMS[kind]):
+            load_features(benchmark, kind)
+            continue
+        # first use: graph2vec over every cell (about a minute or two for PTB), then cached
+        with Progress(TextColumn(f"graph2vec {kind} (built once, then cached)"), BarColumn(),
+                      TextColumn("{task.completed}/{task.total} epochs"), TimeElapsedColumn(),
+                      TextColumn("left"), TimeRemainingColumn(), disable=quiet, transient=False) as bar:
+            task = bar.add_task("", total=None)
+            g2v_features(benchmark, G2V_DIMS[kind],
+                         progress=lambda done, total: bar.update(task, completed=done, total=total))
