@@ -78,6 +78,7 @@ def test_leaves_no_files_and_same_seed_same_trajectory(ptb, trial):
     assert other.history.arch != env.history.arch
 
 
+@pytest.mark.slow
 def test_trajectory_does_not_depend_on_python_hash_seed(ptb, trial):
     """SMAC 2 orders its local-search start points by string hashes; the algorithm fixes that order."""
     env, _, _ = trial
