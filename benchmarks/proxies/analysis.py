@@ -141,6 +141,17 @@ def ablation_rows(benchmark) -> np.ndarray:
     return sample_rows(benchmark.search, ABLATION_CELLS, completed_only=True)
 
 
+def ablation_is_cached(benchmark, cache, kind: str, repeats: int = ABLATION_REPEATS) -> bool:
+    """Whether the default ablation of `kind` is already fully computed in the cache folder."""
+    rows = ablation_rows(benchmark)
+    path = cache.path / f"ablation-{kind}-{len(rows)}x{repeats}.npz"
+    try:
+        with np.load(path) as data:
+            return bool(np.array_equal(data["ids"], benchmark.search.ids[rows]) and data["done"].all())
+    except Exception:  # noqa: BLE001 - missing or damaged: not cached
+        return False
+
+
 def run_ablation(benchmark, cache, kind: str, cells=None, repeats: int = ABLATION_REPEATS,
                  progress=None) -> dict:
     """Scores of `cells` (row indices) under `repeats` weight seeds ('weights': minibatch fixed to

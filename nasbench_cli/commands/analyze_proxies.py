@@ -47,6 +47,9 @@ def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_js
     if ablation:
         result["ablation"] = {}
         for kind in ("weights", "minibatch"):
+            if not as_json and not analysis.ablation_is_cached(benchmark, cache, kind):
+                click.echo(f"ablation ({kind}): scoring 10 cells x 10 repeats with every metric, once (a few "
+                           "minutes on 2 cores), then cached; --no-ablation skips it", err=True)
             with _progress(f"ablation ({kind})", as_json) as update:
                 run = analysis.run_ablation(benchmark, cache, kind, progress=update)
             result["ablation"][kind] = {"cells": [int(i) for i in run["ids"]],
