@@ -302,3 +302,23 @@ def test_a_dangling_symlink_in_a_folder_of_logs_is_named(tmp_path, monkeypatch, 
     (folder / "log_stats_model_9999999_x_y.json").symlink_to(tmp_path / "gone.json")
     with pytest.raises(DataError, match="cannot read log .*log_stats_model_9999999"):
         load_benchmark("wt2", tmp_path / "data")
+
+
+def test_verify_catches_a_source_changed_behind_the_cache_key(tmp_path, data_dir):
+    """The cache key is (path, size, mtime): a change that keeps all three is only seen by --verify."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "data/train_logs_wikitext-2/logs.zip"
+    _write_zip(path, _tiny_logs(data_dir))
+    env = {**os.environ, "NASBENCH_CACHE": str(tmp_path / "cache")}
+    args = [sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "wt2", "--data-dir",
+            str(tmp_path / "data"), "--verify"]
+    assert subprocess.run(args, capture_output=True, text=True, env=env).returncode == 0
+    stat = path.stat()
+    data = bytearray(path.read_bytes())
+    data[-30] ^= 0xFF                                   # same size; zip's trailing comment area
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    result = subprocess.run(args, capture_output=True, text=True, env=env)
+    assert result.returncode == 1 and "verify failed" in result.stderr

@@ -42,13 +42,25 @@ def benchmark_summary(benchmark) -> dict:
 @data_dir_option
 @json_option
 @click.option("--rebuild-cache", is_flag=True, help="Rebuild the packed cache from the logs.")
-def info(benchmark_name, data_dir, as_json, rebuild_cache):
+@click.option("--verify", is_flag=True,
+              help="Recompute the sha256 of the source files and compare it with the cache's (the cache is "
+                   "otherwise trusted while each file keeps its path, size and mtime); exit 1 if they differ.")
+def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
     """Architectures, statuses, epochs, L* and its architecture, data source, checksum and cache path."""
     from benchmarks.registry import load_benchmark
 
-    summary = benchmark_summary(load_benchmark(benchmark_name, data_dir, rebuild_cache=rebuild_cache))
+    benchmark = load_benchmark(benchmark_name, data_dir, rebuild_cache=rebuild_cache)
+    summary = benchmark_summary(benchmark)
+    if verify:
+        from benchmarks.packed_cache import checksum
+
+        extra = [benchmark.data_dir / benchmark_spec_features(benchmark_name)] \
+            if benchmark_spec_features(benchmark_name) else []
+        summary["verified"] = checksum(benchmark.source, extra) == benchmark.checksum
     if as_json:
         echo_json(summary)
+        if verify and not summary["verified"]:
+            raise click.exceptions.Exit(1)
         return
     s = summary
     click.echo(f"benchmark        {s['benchmark']}")
@@ -65,3 +77,17 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache):
     click.echo(f"source           {s['source']}")
     click.echo(f"sha256           {s['checksum_sha256']}")
     click.echo(f"cache            {s['cache_path']}")
+    if verify:
+        if s["verified"]:
+            click.echo("verified         the source files' sha256 equals the cache's")
+        else:
+            click.echo("verify failed    the source files changed since the cache was built (same path, size "
+                       "and mtime); rerun with --rebuild-cache", err=True)
+            raise click.exceptions.Exit(1)
+
+
+def benchmark_spec_features(name: str):
+    """The features CSV (relative to the data folder) that a benchmark's cache also covers, or None."""
+    from benchmarks.registry import get_spec
+
+    return get_spec(name).features_csv
