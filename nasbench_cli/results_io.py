@@ -286,3 +286,26 @@ def parse_name_list(text: str | None) -> list[str] | None:
         return None
     names = [t.strip() for t in text.split(",") if t.strip()]
     return list(dict.fromkeys(names)) or None
+
+
+def verify_against_data(results: Results) -> None:
+    """Where the benchmark data the results were made from is at hand (same data checksum), check that
+    their L* and best architecture are the benchmark's; UserError naming the folder if not (an edited
+    L* would shift every regret). Results whose data is not here are left as they are."""
+    from benchmarks.registry import load_benchmark
+
+    for name, per_label in results.runs.items():
+        first = next(iter(per_label.values()))[0]
+        try:
+            benchmark = load_benchmark(name)
+        except UserError:
+            continue                      # another benchmark name, or no data here: nothing to compare
+        if benchmark.checksum != first.get("data_checksum"):
+            continue
+        for label, records in per_label.items():
+            for record in records:
+                if record["l_star"] != benchmark.l_star or record["best_arch"] != benchmark.best_id:
+                    raise UserError(f"{name}/{label} trial-{record['trial']}.json under {results.root}: "
+                                    f"L* {record['l_star']} / best architecture {record['best_arch']} differ from "
+                                    f"the benchmark's ({benchmark.l_star}, {benchmark.best_id}) for the same data; "
+                                    "delete it, then `nasbench run` redoes that trial")

@@ -247,3 +247,17 @@ def test_a_result_file_that_is_not_utf8_is_one_line(jobs1, tmp_path):
         result = nasbench(command, str(tmp_path))
         assert result.returncode == 2 and "is not UTF-8 text" in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_edited_l_star_is_caught_where_the_data_is_at_hand(jobs1, tmp_path):
+    import shutil
+
+    out1, _ = jobs1
+    shutil.copytree(out1 / "ptb" / "hb", tmp_path / "ptb" / "hb")
+    for path in (tmp_path / "ptb" / "hb").glob("trial-*.json"):   # every file, consistently: L* 0.01 lower
+        record = json.loads(path.read_text())
+        record["l_star"] -= 0.01
+        path.write_text(json.dumps(record))
+    for command in ("report", "plot"):
+        result = nasbench(command, str(tmp_path))
+        assert result.returncode == 2 and "differ from the benchmark's" in result.stderr

@@ -35,13 +35,14 @@ def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_t
     from benchmarks.errors import UserError
     from nasbench_cli.baseline import compare, format_check, read_baseline, write_baseline
     from nasbench_cli.report_table import json_ready
-    from nasbench_cli.results_io import load_results, parse_name_list
+    from nasbench_cli.results_io import load_results, parse_name_list, verify_against_data
 
     if (baseline_path is None) == (write_path is None):
         raise UserError("give exactly one of --baseline FILE (check) and --write-baseline FILE (write one)")
     benchmarks, algos = parse_name_list(benchmark_text), parse_name_list(algo_text)
     if write_path:
         results = load_results(results_dir, benchmarks, algos)
+        verify_against_data(results)
         baseline = write_baseline(write_path, results)
         if as_json:
             echo_json({"written": write_path, "baseline": baseline})
@@ -54,6 +55,7 @@ def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_t
         return
     baseline = read_baseline(baseline_path)
     results = load_results(results_dir, benchmarks)
+    verify_against_data(results)
     outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks)
     if as_json:
         echo_json(json_ready(outcome))

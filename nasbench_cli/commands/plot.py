@@ -28,13 +28,14 @@ def plot(results_dir, out_dir, format_text, benchmark_text, algo_text, as_json):
 
     from benchmarks.errors import UserError
     from nasbench_cli.plotting import FORMATS, plot_benchmark
-    from nasbench_cli.results_io import load_results, parse_name_list
+    from nasbench_cli.results_io import load_results, parse_name_list, verify_against_data
 
     formats = parse_name_list(format_text.lower()) or []
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
         raise UserError(f"unknown figure format {', '.join(bad) or repr(format_text)}; choose from {', '.join(FORMATS)}")
     results = load_results(results_dir, parse_name_list(benchmark_text), parse_name_list(algo_text))
+    verify_against_data(results)
     out = Path(out_dir) if out_dir else Path(results_dir) / "figures"
     written = []
     for benchmark in results.benchmarks:

@@ -21,11 +21,12 @@ def report(results_dir, as_markdown, benchmark_text, algo_text, wide, as_json):
     """
     from benchmarks.errors import UserError
     from nasbench_cli.report_table import build_report, markdown, print_rich
-    from nasbench_cli.results_io import load_results, parse_name_list
+    from nasbench_cli.results_io import load_results, parse_name_list, verify_against_data
 
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
     results = load_results(results_dir, parse_name_list(benchmark_text), parse_name_list(algo_text))
+    verify_against_data(results)
     data = build_report(results)
     if as_json:
         echo_json(data)
