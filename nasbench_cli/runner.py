@@ -44,14 +44,14 @@ def read_existing(path: Path) -> dict | None:
 
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
                 overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1,
-                data_checksum: str | None = None) -> tuple[list[TrialSpec], list[Path]]:
+                data_checksum: str | None = None, label: str | None = None) -> tuple[list[TrialSpec], list[Path]]:
     """Trials still to run, and the result files already done; refuses files made with other settings
     or (when `data_checksum` is given) from other data.
 
     `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
     proxy-guided algorithms; a file made from other scores is refused too.
     """
-    from nasbench_cli.trial import run_label, settings_hash
+    from nasbench_cli.trial import check_label, run_label, settings_hash
     from optimizers.registry import make_algorithm
 
     scores_checksums = scores_checksums or {}
@@ -61,11 +61,11 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         algo_overrides = overrides.get(algo, {})
         settings = make_algorithm(algo, algo_overrides).settings_dict()
         expected = settings_hash(benchmark, algo, settings, budget_s, workers)
-        label = run_label(algo, workers)
+        algo_label = check_label(label) if label else run_label(algo, workers)
         for k in range(trials):
-            path = trial_path(out, benchmark, label, k)
+            path = trial_path(out, benchmark, algo_label, k)
             spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
-                             expected, path, workers, label)
+                             expected, path, workers, algo_label)
             existing = None if overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
@@ -133,7 +133,7 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
         die_with_parent(parent_pid)
 
     record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
-                       dict(spec.overrides), data_dir, spec.workers)
+                       dict(spec.overrides), data_dir, spec.workers, spec.label or None)
     if record["settings_hash"] != spec.settings_hash:
         raise RuntimeError(f"settings hash changed in the worker for {spec.path}")
     write_json_atomic(spec.path, record)

@@ -18,8 +18,24 @@ def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, wo
 
 
 def run_label(algo: str, workers: int = 1) -> str:
-    """The name a run is compared under (and its results folder): `hb`, or `hb@4w` with 4 workers."""
+    """The default name a run is compared under (and its results folder): `hb`, or `hb@4w` with 4
+    workers; `nasbench run --label` sets another."""
     return algo if workers == 1 else f"{algo}@{int(workers)}w"
+
+
+LABEL_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}"
+
+
+def check_label(label: str) -> str:
+    """`label` if it can name a results folder (letters, digits, . _ @ + -; 64 at most), else UserError."""
+    import re
+
+    from benchmarks.errors import UserError
+
+    if not isinstance(label, str) or not re.fullmatch(LABEL_PATTERN, label):
+        raise UserError(f"label {label!r} must be 1-64 letters, digits or . _ @ + - (starting with a letter "
+                        "or digit): it names the results folder")
+    return label
 
 
 def package_versions() -> dict:
@@ -89,9 +105,9 @@ def job_log(history) -> dict:
 
 
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
-              overrides: dict | None = None, data_dir=None, workers: int = 1) -> dict:
+              overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None) -> dict:
     """Run trial `trial` (seeded with `seed`) with `workers` simulated workers and return the result
-    record (JSON-ready)."""
+    record (JSON-ready), compared under `label` (default `run_label(algo, workers)`)."""
     from benchmarks.regret import final_regret, trajectory
     from benchmarks.registry import load_benchmark
     from optimizers.registry import make_algorithm
@@ -110,7 +126,7 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
         "format": RESULT_FORMAT,
         "benchmark": benchmark_name,
         "algo": algo,
-        "label": run_label(algo, workers),
+        "label": label or run_label(algo, workers),
         "workers": int(workers),
         "trial": trial,
         "seed": seed,

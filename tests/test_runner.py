@@ -202,7 +202,7 @@ def test_only_canonical_trial_file_names_count(jobs1, tmp_path):
     (lambda r: r["settings"].update(eta=4), "settings_hash does not match"),
     (lambda r: r.update(budget_s=r["budget_s"] * 2), "settings_hash does not match"),
     (lambda r: r.update(compute_s="fast"), "compute_s is not"),
-    (lambda r: r.update(label="hb@4w"), "label 'hb@4w' does not match"),
+    (lambda r: r.update(label="hb@4w"), "but lies in"),
 ])
 def test_hand_edited_result_files_are_refused_in_one_line(jobs1, tmp_path, edit, message):
     import shutil
@@ -261,3 +261,23 @@ def test_an_edited_l_star_is_caught_where_the_data_is_at_hand(jobs1, tmp_path):
     for command in ("report", "plot"):
         result = nasbench(command, str(tmp_path))
         assert result.returncode == 2 and "differ from the benchmark's" in result.stderr
+
+
+def test_two_labelled_variants_of_one_algorithm_share_a_folder_a_report_and_a_plot(tmp_path):
+    common = ["--trials", "2", "--budget-hours", "60", "--out", str(tmp_path), "--json"]
+    base = nasbench("run", "--algo", "hb", *common)
+    variant = nasbench("run", "--algo", "hb", "--set", "eta=4", "--label", "hb-eta4", *common)
+    assert base.returncode == 0 and variant.returncode == 0, variant.stderr
+    assert json.loads(variant.stdout)["algorithms"].keys() == {"hb-eta4"}
+    record = json.loads((tmp_path / "ptb" / "hb-eta4" / "trial-0.json").read_text())
+    assert record["label"] == "hb-eta4" and record["algo"] == "hb" and record["settings"]["eta"] == 4
+    report = json.loads(nasbench("report", str(tmp_path), "--json").stdout)
+    assert set(report["benchmarks"]["ptb"]["algorithms"]) == {"hb", "hb-eta4"}
+    figures = nasbench("plot", str(tmp_path), "--out", str(tmp_path / "figs"), "--format", "png")
+    assert figures.returncode == 0, figures.stderr
+    again = nasbench("run", "--algo", "hb", "--set", "eta=4", "--label", "hb-eta4", *common)
+    assert json.loads(again.stdout)["skipped"] == 2                  # resumes under its label
+    for bad in (["--label", "a/b"], ["--label", "x", "--algo", "hb,rs50e"]):
+        args = ["run", "--algo", "hb", *common[:-1], *bad] if "--algo" not in bad else ["run", *common[:-1], *bad]
+        result = nasbench(*args)
+        assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1

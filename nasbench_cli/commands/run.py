@@ -78,6 +78,9 @@ def summarize(paths) -> dict:
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
               help="Simulated workers (GPUs) training architectures side by side; the budget is wall-clock "
                    "time. Results are labelled ALGO@Kw when K > 1.")
+@click.option("--label", default=None, metavar="NAME",
+              help="Name the run is compared under and its folder (one --algo only; default ALGO, or ALGO@Kw "
+                   "with K workers): variants of one algorithm side by side, e.g. --set eta=4 --label hb-eta4.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True,
               help="Trial k uses seed SEED + k.")
 @click.option("--out", type=click.Path(file_okay=False), default="results", show_default=True,
@@ -87,8 +90,8 @@ def summarize(paths) -> dict:
 @click.option("--overwrite", is_flag=True, help="Rerun trials whose files were made with other settings.")
 @data_dir_option
 @json_option
-def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, seed, out, set_items, overwrite, data_dir,
-        as_json):
+def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, label, seed, out, set_items, overwrite,
+        data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
     Each trial simulates --workers K workers on one clock: a free worker asks the algorithm for a job
@@ -105,24 +108,30 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, seed, ou
 
     from benchmarks.registry import load_benchmark
     from nasbench_cli.run_lock import run_lock
+    from benchmarks.errors import UserError
+    from nasbench_cli.trial import check_label
     from optimizers.registry import make_algorithm, parse_algo_list
 
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         algos = parse_algo_list(algo_text)
+        if label is not None:
+            if len(algos) != 1:
+                raise UserError(f"--label names one run: give one --algo, not {len(algos)}")
+            check_label(label)
         overrides = parse_overrides(set_items, algos)
         for algo in algos:                                      # every setting checked before anything is written
             make_algorithm(algo, overrides.get(algo))
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
-                        Path(out), overwrite, data_dir, as_json)
+                        Path(out), overwrite, data_dir, as_json, label)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
 def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed, out,
-                overwrite, data_dir, as_json):
+                overwrite, data_dir, as_json, label=None):
     """The run itself, while this process holds the results folder's lock."""
     import math
     import os
@@ -134,7 +143,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
     todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
-                             workers, benchmark.checksum)
+                             workers, benchmark.checksum, label)
     cores = os.cpu_count() or 1
     if jobs is not None and jobs > cores and not as_json:
         click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
@@ -166,7 +175,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
-    labels = [run_label(a, workers) for a in algos]
+    labels = [label] if label else [run_label(a, workers) for a in algos]
     paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
