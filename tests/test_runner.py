@@ -281,3 +281,13 @@ def test_two_labelled_variants_of_one_algorithm_share_a_folder_a_report_and_a_pl
         args = ["run", "--algo", "hb", *common[:-1], *bad] if "--algo" not in bad else ["run", *common[:-1], *bad]
         result = nasbench(*args)
         assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_first_use_of_graph2vec_features_shows_its_progress(tmp_path):
+    """Building our graph2vec features takes a minute or two on PTB the first time: the run says so and
+    counts the epochs (WT2's 344 cells keep this test short)."""
+    result = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "wt2", "--algo", "bo50d",
+                             "--trials", "1", "--budget-hours", "5", "--out", str(tmp_path / "out")],
+                            capture_output=True, text=True, env={**os.environ, "NASBENCH_CACHE": str(tmp_path / "cache")})
+    assert result.returncode == 0, result.stderr
+    assert "graph2vec g2v-50d (built once, then cached)" in result.stdout and "30/30 epochs" in result.stdout
