@@ -322,3 +322,29 @@ def test_verify_catches_a_source_changed_behind_the_cache_key(tmp_path, data_dir
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     result = subprocess.run(args, capture_output=True, text=True, env=env)
     assert result.returncode == 1 and "verify failed" in result.stderr
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_temp_file(tmp_path, monkeypatch):
+    import errno
+
+    from benchmarks import atomic
+
+    real_fdopen = os.fdopen
+
+    class FullDisk:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    with pytest.raises(UserError, match="cannot write .*result.json \\(No space left on device\\)"):
+        atomic.write_json_atomic(tmp_path / "result.json", {"a": 1})
+    assert list(tmp_path.iterdir()) == []

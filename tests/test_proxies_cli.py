@@ -111,3 +111,30 @@ def test_proxy_trials_are_not_reused_when_the_score_table_changes(tmp_path, ptb)
     redone = run_cli(*args, "--overwrite", cache=cache)
     assert redone.returncode == 0, redone.stderr
     assert json.loads((tmp_path / "results" / "ptb" / "prs" / "trial-0.json").read_text())["scored_cells"] == 400
+
+
+def test_analyze_says_when_an_ablation_will_take_minutes(tmp_path, ptb, monkeypatch):
+    """The first run of the ablations scores 10 cells x 10 repeats (minutes): it is announced, once."""
+    from click.testing import CliRunner
+
+    from benchmarks.proxies import analysis
+    from nasbench_cli.commands.analyze_proxies import proxies
+
+    assert run_cli("proxies", "build", "--metric", "num_params", "--sample", "30", "--json",
+                   cache=tmp_path).returncode == 0
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path))
+    ran = []
+
+    def quick_ablation(benchmark, cache, kind, progress=None):      # the scoring itself is tested elsewhere
+        ran.append(kind)
+        return {"ids": [], "path": "none"}
+
+    monkeypatch.setattr(analysis, "run_ablation", quick_ablation)
+    monkeypatch.setattr(analysis, "ablation_summary", lambda run: {})
+    monkeypatch.setattr("nasbench_cli.commands.analyze_proxies._print_table", lambda result: None)
+    first = CliRunner().invoke(proxies, [])
+    assert first.exit_code == 0, first.output
+    assert first.stderr.count("once (a few minutes on 2 cores), then cached; --no-ablation skips it") == 2
+    monkeypatch.setattr(analysis, "ablation_is_cached", lambda *args, **kwargs: True)
+    cached = CliRunner().invoke(proxies, [])
+    assert cached.exit_code == 0 and "a few minutes" not in cached.stderr and ran == ["weights", "minibatch"] * 2
