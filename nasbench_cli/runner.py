@@ -56,7 +56,7 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
 
     scores_checksums = scores_checksums or {}
 
-    todo, done, conflicts = [], [], []
+    todo, done, conflicts, other_data = [], [], [], []
     for algo in algos:
         algo_overrides = overrides.get(algo, {})
         settings = make_algorithm(algo, algo_overrides).settings_dict()
@@ -71,19 +71,19 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
                 todo.append(spec)
                 continue
             same_settings = existing.get("settings_hash") == expected and existing.get("seed") == seed + k
-            same_data = data_checksum is None or existing.get("data_checksum") == data_checksum
-            if not same_data:
-                conflicts.append((path, existing, "data"))
+            if data_checksum is not None and existing.get("data_checksum") != data_checksum:
+                other_data.append((path, existing))
             elif same_settings and existing.get("scores_checksum") == scores_checksums.get(algo):
                 done.append(path)
             else:
                 conflicts.append((path, existing, same_settings))
+    if other_data:
+        path, existing = other_data[0]
+        raise UserError(f"{len(other_data)} result file(s) were made from other data, e.g. {path} (data checksum "
+                        f"{str(existing.get('data_checksum'))[:12]} there, {str(data_checksum)[:12]} now); "
+                        "use another --out or pass --overwrite")
     if conflicts:
         path, existing, same_settings = conflicts[0]
-        if same_settings == "data":
-            raise UserError(f"{len(conflicts)} result file(s) were made from other data, e.g. {path} (data checksum "
-                            f"{str(existing.get('data_checksum'))[:12]} there, {str(data_checksum)[:12]} now); "
-                            "use another --out or pass --overwrite")
         differences = []
         if existing.get("budget_s") != budget_s:
             differences.append(f"budget {existing.get('budget_s', 0) / 3600:g} h there, {budget_s / 3600:g} h now")
