@@ -291,3 +291,12 @@ def test_first_use_of_graph2vec_features_shows_its_progress(tmp_path):
                             capture_output=True, text=True, env={**os.environ, "NASBENCH_CACHE": str(tmp_path / "cache")})
     assert result.returncode == 0, result.stderr
     assert "graph2vec g2v-50d (built once, then cached)" in result.stdout and "30/30 epochs" in result.stdout
+
+
+def test_summary_wording_for_one_trial_and_a_plot_of_one_algorithm(tmp_path):
+    result = nasbench("run", "--algo", "rs50e", "--trials", "1", "--budget-hours", "20", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "(1 trial)" in result.stdout and "trials)" not in result.stdout and "nan" not in result.stdout
+    figures = nasbench("plot", str(tmp_path), "--out", str(tmp_path / "figs"), "--format", "png", "--json")
+    names = {p.rsplit("/", 1)[-1] for p in json.loads(figures.stdout)["files"]}
+    assert names == {"ptb-regret-vs-time.png", "ptb-final-regret-cdf.png"}   # no ranking of one algorithm
