@@ -107,14 +107,7 @@ class Environment:
 
     def cost_s(self, arch: int, epochs: int) -> float:
         """Simulated seconds that `train(arch, epochs)` would charge now."""
-        arch = self.search.check_index(arch)
-        epochs = self._check_epochs(epochs)
-        reached = min(epochs, self._logged[arch])
-        start = self._trained[arch]
-        if reached <= start:
-            return 0.0
-        cum = self._index.cum_time_s
-        return float(cum[arch, reached] - cum[arch, start])
+        return float(self.continuation(arch, epochs)[2])
 
     def continuation(self, arch: int, epochs: int) -> tuple[int, int, float]:
         """(from_epoch, reached, cost_s) of training row `arch` up to `epochs` from its checkpoint now:

@@ -151,18 +151,6 @@ def time_to_reach_s(record: dict, threshold: float) -> float | None:
     return float(times[hit[0]]) if len(hit) else None
 
 
-def busy_share(record: dict, grid_s) -> np.ndarray:
-    """Share of the trial's workers busy (training or scoring) at each grid time (seconds), from its
-    job log: a job occupies its worker from `start_s` to its end. 0 after the last job."""
-    workers = int(record.get("workers") or 1)
-    starts = np.asarray(record["jobs"]["start_s"], dtype=float)
-    ends = np.asarray(record["trajectory"]["time_s"], dtype=float)
-    grid_s = np.asarray(grid_s, dtype=float)
-    started = np.searchsorted(np.sort(starts), grid_s, side="right")
-    ended = np.searchsorted(np.sort(ends), grid_s, side="right")
-    return (started - ended) / workers
-
-
 def busy_seconds(record: dict, times_s) -> np.ndarray:
     """Worker-seconds spent on jobs from 0 up to each time in `times_s` (all workers together)."""
     times_s = np.asarray(times_s, dtype=float)

@@ -129,12 +129,8 @@ def test_step_regret_equals_brute_force(steps, grid):
             assert math.isnan(value)
 
 
-def test_busy_share_counts_the_jobs_running_at_each_time():
-    from nasbench_cli.aggregate import busy_share
-
+def test_busy_share_counts_the_jobs_running_in_each_bin():
     record = {"workers": 2, "jobs": {"start_s": [0.0, 0.0, 10.0]},
               "trajectory": {"time_s": [10.0, 30.0, 20.0]}}          # worker 0: 0-10, 10-20; worker 1: 0-30
-    shares = busy_share(record, [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 40.0])
-    assert shares.tolist() == [1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.0, 0.0]
     binned = aggregate.busy_share_binned(record, [0.0, 10.0, 25.0, 40.0])   # 20/20, 25/30, 5/30 busy
     assert binned == pytest.approx([1.0, 25 / 30, 5 / 30])
