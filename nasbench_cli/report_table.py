@@ -56,7 +56,7 @@ def algo_row(records) -> dict:
     mean, low, high = aggregate.t_interval(finite)
     low = max(0.0, low) if math.isfinite(low) else low      # regret is >= 0: clip the t-interval there
     best_share = float(np.mean([bool(r["trajectory"]["incumbent"]) and
-                                r["trajectory"]["incumbent"][-1] == r["best_arch"] for r in records]))
+                                r["trajectory"]["incumbent"][-1] == r["benchmark_best_arch"] for r in records]))
     reach = {}
     for threshold in THRESHOLDS:
         times = [aggregate.time_to_reach_s(r, threshold) for r in records]
@@ -77,7 +77,7 @@ def algo_row(records) -> dict:
 
 
 def benchmark_report(per_algo: dict) -> dict:
-    """{'best': algo, 'l_star', 'best_arch', 'algorithms': {algo: row + p-values}} for one benchmark."""
+    """{'best': algo, 'l_star', 'benchmark_best_arch', 'algorithms': {algo: row + p-values}} for one benchmark."""
     rows = {algo: algo_row(records) for algo, records in per_algo.items()}
     ranked = [a for a in rows if math.isfinite(rows[a]["mean_final_regret"])]
     best = min(ranked, key=lambda a: rows[a]["mean_final_regret"]) if ranked else None
@@ -92,7 +92,7 @@ def benchmark_report(per_algo: dict) -> dict:
         rows[algo]["p_vs_best"] = p
         rows[algo]["p_vs_best_holm"] = p_holm
     first = next(iter(per_algo.values()))[0]
-    return {"best": best, "l_star": first["l_star"], "best_arch": first["best_arch"], "algorithms": rows}
+    return {"best": best, "l_star": first["l_star"], "benchmark_best_arch": first["benchmark_best_arch"], "algorithms": rows}
 
 
 def build_report(results) -> dict:
@@ -140,7 +140,7 @@ def caption(name: str, bench: dict) -> str:
     budgets = sorted({b for row in bench["algorithms"].values() for b in row["budget_hours"]})
     budget = ", ".join(f"{b:g}" for b in budgets)
     return (f"{name}: final regret (test log-perplexity − L*, L* = {bench['l_star']:.4f}, best architecture "
-            f"{bench['best_arch']}) after {budget} simulated hours")
+            f"{bench['benchmark_best_arch']}) after {budget} simulated hours")
 
 
 def markdown(report: dict) -> str:

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from benchmarks.errors import UserError
 
-RESULT_FORMAT = "nasbench-trial/1"
+RESULT_FORMAT = "nasbench-trial/2"
+OLD_FORMATS = ("nasbench-trial/1",)   # read and upgraded in memory (`upgrade`); every field: docs/result-format.md
 TRIAL_FILE = re.compile(r"^trial-(0|[1-9]\d*)\.json$")   # canonical names only: trial-01.json is not trial 1
 TRAJECTORY_KEYS = ("time_s", "regret", "incumbent", "incumbent_epoch", "arch", "epochs")
 REQUIRED_KEYS = ("format", "benchmark", "algo", "trial", "seed", "budget_s", "settings", "settings_hash",
-                 "l_star", "best_arch", "final_regret", "compute_s", "trajectory")
+                 "l_star", "benchmark_best_arch", "final_regret", "compute_s", "trajectory")
 
 
 def trial_path(out, benchmark: str, label: str, trial: int) -> Path:
@@ -39,15 +40,28 @@ def record_workers(record: dict) -> int:
     return int(record.get("workers") or 1)
 
 
+def upgrade(record):
+    """A record of an older format as the current one, in memory: format 1 named the benchmark's best
+    architecture `best_arch` (now `benchmark_best_arch`) and had no `algorithm_source` (built-in)."""
+    if isinstance(record, dict) and record.get("format") == "nasbench-trial/1":
+        record = dict(record)
+        if "best_arch" in record:
+            record["benchmark_best_arch"] = record.pop("best_arch")
+        record.setdefault("algorithm_source", None)
+        record["format"] = RESULT_FORMAT
+    return record
+
+
 def trial_problem(record) -> str | None:
     """What is wrong with a parsed trial record (a short phrase), or None if it is well formed."""
     if not isinstance(record, dict):
         return "not a JSON object"
+    record = upgrade(record)
     missing = [k for k in REQUIRED_KEYS if k not in record]
     if missing:
         return f"missing key(s) {', '.join(missing)}"
     if record["format"] != RESULT_FORMAT:
-        return f"format is {record['format']!r}, expected {RESULT_FORMAT!r}"
+        return f"format is {record['format']!r}, expected {RESULT_FORMAT!r} (or {', '.join(OLD_FORMATS)})"
     traj = record["trajectory"]
     if not isinstance(traj, dict):
         return "trajectory is not an object"
@@ -122,7 +136,7 @@ def _parse(path: Path):
     except UnicodeDecodeError as exc:
         return None, f"is not UTF-8 text (byte {exc.start})"
     try:
-        record = json.loads(text)
+        record = upgrade(json.loads(text))
     except ValueError as exc:
         return None, f"is not valid JSON ({exc.msg} at line {exc.lineno})"
     problem = trial_problem(record)
@@ -305,8 +319,8 @@ def verify_against_data(results: Results) -> None:
             continue
         for label, records in per_label.items():
             for record in records:
-                if record["l_star"] != benchmark.l_star or record["best_arch"] != benchmark.best_id:
+                if record["l_star"] != benchmark.l_star or record["benchmark_best_arch"] != benchmark.best_id:
                     raise UserError(f"{name}/{label} trial-{record['trial']}.json under {results.root}: "
-                                    f"L* {record['l_star']} / best architecture {record['best_arch']} differ from "
+                                    f"L* {record['l_star']} / best architecture {record['benchmark_best_arch']} differ from "
                                     f"the benchmark's ({benchmark.l_star}, {benchmark.best_id}) for the same data; "
                                     "delete it, then `nasbench run` redoes that trial")

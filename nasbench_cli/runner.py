@@ -52,16 +52,18 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
     proxy-guided algorithms; a file made from other scores is refused too.
     """
     from nasbench_cli.trial import check_label, run_label, settings_hash
-    from optimizers.registry import make_algorithm
+    from optimizers.plugins import same_source
+    from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
     scores_checksums = scores_checksums or {}
 
-    todo, done, conflicts, other_data = [], [], [], []
+    todo, done, conflicts, other_data, other_code = [], [], [], [], []
     for algo in algos:
         algo_overrides = overrides.get(algo, {})
         settings = make_algorithm(algo, algo_overrides).settings_dict()
-        expected = settings_hash(benchmark, algo, settings, budget_s, workers)
-        algo_label = check_label(label) if label else run_label(algo, workers)
+        name, source = algorithm_name(algo), algorithm_source(algo)
+        expected = settings_hash(benchmark, name, settings, budget_s, workers)
+        algo_label = check_label(label) if label else run_label(name, workers)
         for k in range(trials):
             path = trial_path(out, benchmark, algo_label, k)
             spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
@@ -73,6 +75,8 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
             same_settings = existing.get("settings_hash") == expected and existing.get("seed") == seed + k
             if data_checksum is not None and existing.get("data_checksum") != data_checksum:
                 other_data.append((path, existing))
+            elif not same_source(existing.get("algorithm_source"), source):
+                other_code.append((path, existing, source))
             elif same_settings and existing.get("scores_checksum") == scores_checksums.get(algo):
                 done.append(path)
             else:
@@ -82,6 +86,13 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         raise UserError(f"{len(other_data)} result file(s) were made from other data, e.g. {path} (data checksum "
                         f"{str(existing.get('data_checksum'))[:12]} there, {str(data_checksum)[:12]} now); "
                         "use another --out or pass --overwrite")
+    if other_code:
+        path, existing, source = other_code[0]
+        there = existing.get("algorithm_source") or {"kind": "built-in"}
+        now = source or {"kind": "built-in"}
+        raise UserError(f"{len(other_code)} result file(s) were made by another version of the algorithm's code, "
+                        f"e.g. {path} ({_describe_source(there)} there, {_describe_source(now)} now); "
+                        "use another --out or --label, or pass --overwrite")
     if conflicts:
         path, existing, same_settings = conflicts[0]
         differences = []
@@ -97,6 +108,13 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         raise UserError(f"{len(conflicts)} result file(s) were made with other settings, e.g. {path} "
                         f"({'; '.join(differences)}); use another --out or pass --overwrite")
     return todo, done
+
+
+def _describe_source(source: dict) -> str:
+    if source.get("kind") == "built-in":
+        return "nasbench's built-in algorithm"
+    version = f" {source['distribution']} {source['version']}" if source.get("distribution") else ""
+    return f"{source.get('class')}{version}, source sha256 {str(source.get('sha256'))[:12]}"
 
 
 PARENT_POLL_S = 0.2
@@ -132,13 +150,33 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
     if parent_pid is not None:
         die_with_parent(parent_pid)
 
-    record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
-                       dict(spec.overrides), data_dir, spec.workers, spec.label or None)
+    try:
+        record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
+                           dict(spec.overrides), data_dir, spec.workers, spec.label or None)
+    except (UserError, KeyboardInterrupt):
+        raise
+    except Exception as exc:   # one line naming where the algorithm's code failed
+        raise TrialFailed(f"{type(exc).__name__}: {exc} ({where_raised(exc)})") from None
     if record["settings_hash"] != spec.settings_hash:
         raise RuntimeError(f"settings hash changed in the worker for {spec.path}")
     write_json_atomic(spec.path, record)
     return {"algo": spec.algo, "label": spec.label, "trial": spec.trial, "final_regret": record["final_regret"],
             "compute_s": record["compute_s"], "path": str(spec.path)}
+
+
+class TrialFailed(Exception):
+    """A trial raised: the exception's type, message and where it was raised, as one line."""
+
+
+def where_raised(exc: BaseException) -> str:
+    """'raised in FILE:LINE, in FUNCTION' for the innermost frame of `exc`'s traceback."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "raised outside Python code"
+    frame = frames[-1]
+    return f"raised in {frame.filename}:{frame.lineno}, in {frame.name}"
 
 
 def remove_stale_temp_files(out: Path, benchmark: str) -> int:
@@ -174,7 +212,8 @@ def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[
             except UserError:
                 raise
             except Exception as exc:  # a failed trial is reported, the others go on
-                errors.append(f"{spec.label or spec.algo} trial {spec.trial}: {type(exc).__name__}: {exc}")
+                what = str(exc) if isinstance(exc, TrialFailed) else f"{type(exc).__name__}: {exc}"
+                errors.append(f"{spec.label or spec.algo} trial {spec.trial}: {what}")
                 summary = None
             if summary is not None:
                 summaries.append(summary)

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-RESULT_FORMAT = "nasbench-trial/1"
+RESULT_FORMAT = "nasbench-trial/2"   # /1: before `best_arch` became `benchmark_best_arch`
 
 
 def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, workers: int = 1) -> str:
@@ -106,14 +106,25 @@ def job_log(history) -> dict:
 
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
               overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None) -> dict:
-    """Run trial `trial` (seeded with `seed`) with `workers` simulated workers and return the result
-    record (JSON-ready), compared under `label` (default `run_label(algo, workers)`)."""
-    from benchmarks.regret import final_regret, trajectory
+    """Run trial `trial` (seeded with `seed`) of the algorithm `algo` (a built-in name, a plugin's name or
+    spec) with `workers` simulated workers and return the result record (JSON-ready), compared under
+    `label` (default `run_label(name, workers)`)."""
     from benchmarks.registry import load_benchmark
-    from optimizers.registry import make_algorithm
+    from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     algorithm = make_algorithm(algo, overrides)
+    return trial_record(benchmark, algorithm, algorithm_name(algo), algorithm_source(algo), trial, seed, budget_s,
+                        workers, label)
+
+
+def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
+                 workers: int = 1, label: str | None = None) -> dict:
+    """Simulate one trial of the algorithm instance `algorithm` on a loaded `benchmark` and return its
+    result record (format `RESULT_FORMAT`, every field documented in docs/result-format.md). `name`: the
+    algorithm's name in results; `source`: where its class came from (None for a built-in one)."""
+    from benchmarks.regret import final_regret, trajectory
+
     feats = load_features(benchmark, algorithm.feature_kind)
     scores = load_scores(benchmark, algorithm.score_metric)
     started = time.process_time()
@@ -124,21 +135,22 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
     traj = trajectory(benchmark, env.history)
     return {
         "format": RESULT_FORMAT,
-        "benchmark": benchmark_name,
-        "algo": algo,
-        "label": label or run_label(algo, workers),
+        "benchmark": benchmark.name,
+        "algo": name,
+        "label": label or run_label(name, workers),
+        "algorithm_source": source,
         "workers": int(workers),
         "trial": trial,
         "seed": seed,
         "budget_s": budget_s,
         "settings": settings,
-        "settings_hash": settings_hash(benchmark_name, algo, settings, budget_s, workers),
+        "settings_hash": settings_hash(benchmark.name, name, settings, budget_s, workers),
         "versions": package_versions(),
         "data_checksum": benchmark.checksum,
         "scores_checksum": scores_checksum(scores),
         "scored_cells": None if scores is None else int((~np.isnan(scores)).sum()),
         "l_star": benchmark.l_star,
-        "best_arch": benchmark.best_id,
+        "benchmark_best_arch": benchmark.best_id,
         "n_evaluations": len(traj["time_s"]),
         "simulated_time_s": env.time_s,
         "final_regret": final_regret(traj),

@@ -3,6 +3,7 @@
 Entries point at "module:Class" so that listing does not import xgboost, hyperopt or smac.
 """
 import dataclasses
+import json
 import math
 import importlib
 import typing
@@ -23,9 +24,13 @@ ALGORITHMS = {
     "smac": ("SMAC3 (HPO facade) over the box of 10-d graph2vec features, snapped to architectures", "optimizers.smac_search:SMAC"),
     "prs": ("proxy-guided random search: best of 10 by hidden covariance, trained 50 epochs", "optimizers.proxy_random_search:ProxyRandomSearch"),
     "phb": ("proxy-guided Hyperband: new architectures are the best by hidden covariance of 3x as many", "optimizers.proxy_hyperband:ProxyHyperband"),
+    "optuna": ("Optuna TPE sampler + Hyperband pruner over epochs, 10-d graph2vec box (extra: libs)", "optimizers.optuna_search:OptunaTPE"),
+    "dehb": ("DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box (extra: libs)", "optimizers.dehb_search:DEHBSearch"),
+    "smac-mf": ("SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box", "optimizers.smac_multifidelity:SMACMultiFidelity"),
 }
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
 PROXY_ALGORITHMS = ("prs", "phb")
+LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
 
 
 def available() -> list[str]:
@@ -34,39 +39,109 @@ def available() -> list[str]:
             if importlib.util.find_spec(target.split(":")[0]) is not None]
 
 
+def plugin_names() -> list[str]:
+    """Names installed packages register (entry-point group `nasbench.optimizers`), built-in names
+    excluded (a built-in name always means ours)."""
+    from optimizers.plugins import entry_points
+
+    return sorted(name for name in entry_points() if name not in ALGORITHMS)
+
+
 def parse_algo_list(text: str) -> list[str]:
-    """'all' (the paper's eight), 'proxy' (the proxy-guided ones) or a comma list of names -> names;
-    UserError for an unknown one."""
-    groups = {"all": list(PAPER_ALGORITHMS), "proxy": list(PROXY_ALGORITHMS)}
+    """'all' (the paper's eight), 'proxy' (the proxy-guided ones), 'libs' (the library adapters) or a
+    comma list of names, plugin names and plugin specs (module:Class, file.py:Class) -> algorithm keys
+    (a spec made absolute); UserError for an unknown name."""
+    from optimizers.plugins import canonical_spec, is_plugin_spec
+
+    groups = {"all": list(PAPER_ALGORITHMS), "proxy": list(PROXY_ALGORITHMS), "libs": list(LIBRARY_ALGORITHMS)}
     names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
-    unknown = [n for n in names if n not in ALGORITHMS or n not in available()]
+    names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
+    known = set(available()) | set(plugin_names())
+    unknown = [n for n in names if not is_plugin_spec(n) and n not in known]
     if unknown or not names:
+        plugins = plugin_names()
         raise UserError(f"unknown algorithm {', '.join(unknown) or repr(text)}; choose from: "
-                        f"{', '.join(available())}, 'all' (the paper's eight) or 'proxy' (see `nasbench list`)")
+                        f"{', '.join(available() + plugins)}, 'all' (the paper's eight), 'proxy', 'libs', "
+                        "or a plugin as module:Class or path/to/file.py:Class (see `nasbench list`)")
     return list(dict.fromkeys(names))
 
 
+_LOADED: dict = {}     # algorithm key -> (class, source) of plugins loaded in this process
+
+
 def algorithm_class(name: str):
-    if name not in ALGORITHMS:
-        raise UserError(f"unknown algorithm '{name}'; see `nasbench list`")
-    module_name, attr = ALGORITHMS[name][1].split(":")
-    return getattr(importlib.import_module(module_name), attr)
+    """The class of a built-in name, an installed plugin's name, or a plugin spec."""
+    if name in ALGORITHMS:
+        module_name, attr = ALGORITHMS[name][1].split(":")
+        return getattr(importlib.import_module(module_name), attr)
+    return _plugin(name)[0]
+
+
+def algorithm_source(name: str) -> dict | None:
+    """Where a plugin's class came from (see optimizers.plugins); None for a built-in algorithm."""
+    return None if name in ALGORITHMS else _plugin(name)[1]
+
+
+def algorithm_name(name: str) -> str:
+    """The name results are recorded and compared under: a built-in name itself; for a plugin its
+    class's `name` attribute (or the class name). UserError if a plugin's name is a built-in's or
+    cannot name a results folder."""
+    if name in ALGORITHMS:
+        return name
+    cls, source = _plugin(name)
+    display = getattr(cls, "name", "") or cls.__name__
+    if display in ALGORITHMS:
+        raise UserError(f"plugin '{source['spec']}' is named '{display}', a built-in algorithm's name: give its "
+                        "class another `name`")
+    from nasbench_cli.trial import check_label
+
+    try:
+        return check_label(display)
+    except UserError as error:
+        raise UserError(f"plugin '{source['spec']}': its name {display!r} cannot name results: {error}") from None
+
+
+def _plugin(name: str):
+    if name not in _LOADED:
+        from optimizers.plugins import load_class
+
+        _LOADED[name] = load_class(name)
+    return _LOADED[name]
 
 
 def make_algorithm(name: str, overrides: dict | None = None):
-    """An algorithm instance with its default settings, some replaced by `overrides` {field: text}."""
+    """An algorithm instance with its default settings, some replaced by `overrides` {field: text};
+    UserError if a library it needs (`requires`: {module: extra}) is not installed."""
     cls = algorithm_class(name)
-    settings = cls.Settings()
+    label = algorithm_name(name)
+    for module, extra in getattr(cls, "requires", {}).items():
+        if importlib.util.find_spec(module) is None:
+            raise UserError(f"{name} needs the '{module}' package: pip install 'nasbench[{extra}]' "
+                            f"(or pip install -e '.[{extra}]' in a clone)")
+    try:
+        settings = cls.Settings()
+    except Exception as exc:
+        raise UserError(f"plugin {label}: its Settings() failed: {type(exc).__name__}: {exc}") from None
+    if not dataclasses.is_dataclass(settings):
+        raise UserError(f"plugin {label}: its Settings must be a dataclass (the fields --set changes)")
     if overrides:
         fields = {f.name: f for f in dataclasses.fields(settings)}
         hints = typing.get_type_hints(type(settings))
         changes = {}
         for key, text in overrides.items():
             if key not in fields:
-                raise UserError(f"{name} has no setting '{key}'; its settings: {', '.join(fields)}")
-            changes[key] = _convert(name, key, text, hints.get(key, str))
+                raise UserError(f"{label} has no setting '{key}'; its settings: {', '.join(fields)}")
+            changes[key] = _convert(label, key, text, hints.get(key, str))
         settings = dataclasses.replace(settings, **changes)
-    return cls(settings)
+    if name in ALGORITHMS:
+        return cls(settings)
+    try:
+        algorithm = cls(settings)
+        json.dumps(algorithm.settings_dict())      # recorded in every result file
+    except Exception as exc:
+        raise UserError(f"plugin {label} ({algorithm_source(name)['spec']}) could not be built with its settings: "
+                        f"{type(exc).__name__}: {exc}") from None
+    return algorithm
 
 
 def _convert(algo, key, text, kind):

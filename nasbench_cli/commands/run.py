@@ -20,9 +20,10 @@ def parse_overrides(items, algos) -> dict:
     import dataclasses
 
     from benchmarks.errors import UserError
-    from optimizers.registry import algorithm_class
+    from optimizers.registry import algorithm_class, algorithm_name
 
     fields = {a: {f.name for f in dataclasses.fields(algorithm_class(a).Settings)} for a in algos}
+    key_of = {algorithm_name(a): a for a in algos} | {a: a for a in algos}
     overrides = {a: {} for a in algos}
     for item in items:
         if "=" not in item:
@@ -31,9 +32,10 @@ def parse_overrides(items, algos) -> dict:
         targets = algos
         if "." in key:
             algo, key = key.split(".", 1)
-            if algo not in algos:
-                raise UserError(f"--set {item}: '{algo}' is not among the selected algorithms ({', '.join(algos)})")
-            targets = [algo]
+            if algo not in key_of:
+                raise UserError(f"--set {item}: '{algo}' is not among the selected algorithms "
+                                f"({', '.join(algorithm_name(a) for a in algos)})")
+            targets = [key_of[algo]]
         matched = [a for a in targets if key in fields[a]]
         if not matched:
             raise UserError(f"--set {item}: no selected algorithm has a setting '{key}' "
@@ -138,6 +140,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
 
     from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files, trial_path
     from nasbench_cli.trial import current_scores_checksum, run_label
+    from optimizers.registry import algorithm_name
 
     budget_s = budget_hours * 3600.0
     remove_stale_temp_files(out, benchmark_name)
@@ -175,7 +178,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
-    labels = [label] if label else [run_label(a, workers) for a in algos]
+    labels = [label] if label else [run_label(algorithm_name(a), workers) for a in algos]
     paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:

@@ -1,0 +1,179 @@
+"""The Python API, imported as `import nasbench` (the module `nasbench.py` re-exports these names).
+
+Everything a user needs is here under public names: load a benchmark, look up a learning curve,
+make an environment, build an algorithm, run trials with K simulated workers, read results as a
+pandas DataFrame, and plot them. The same code paths as the command line run underneath, so a trial
+run here writes (with `out=`) the same result file `nasbench run` would.
+"""
+import inspect
+import math
+from pathlib import Path
+
+from benchmarks.environment import Environment, Observation
+from benchmarks.errors import UserError
+from benchmarks.registry import load_benchmark as _load_benchmark
+from optimizers.base import Algorithm, Job, SearchInputs, SequentialAlgorithm
+
+__all__ = ["Algorithm", "SequentialAlgorithm", "Job", "SearchInputs", "Observation", "Environment", "UserError",
+           "load_benchmark", "learning_curve", "make_environment", "algorithms", "make_algorithm", "run",
+           "load_results", "trials_table", "plot_results"]
+
+
+def load_benchmark(name: str = "ptb", data_dir=None):
+    """A loaded benchmark ('ptb' or 'wt2'): `.search` (the searcher's table: validation/train
+    log-perplexity [n, 50], wall time per epoch in seconds, status, recipes; no test losses),
+    `.test_loss`, `.l_star` (log-perplexity), `.best_id`. `data_dir`: a folder laid out as ../shared
+    (default: $NASBENCH_DATA, else ../shared)."""
+    return _load_benchmark(name, data_dir)
+
+
+def learning_curve(benchmark, arch: int) -> dict:
+    """The recorded learning curve of architecture `arch` (its recepie_id) as lists, one entry per
+    recorded epoch: `val_logppl`, `test_logppl`, `train_logppl` (log-perplexity), `wall_time_s`
+    (seconds per epoch), with `status` and `num_params`."""
+    search = benchmark.search
+    row = search.index_of(arch)
+    epochs = int(search.n_epochs[row])
+
+    def values(matrix):
+        return [float(v) for v in matrix[row, :epochs]]
+
+    return {"recepie_id": int(arch), "status": str(search.status[row]), "num_params": int(search.num_params[row]),
+            "epochs": epochs, "val_logppl": values(search.val_loss), "test_logppl": values(benchmark.test_loss),
+            "train_logppl": values(search.train_loss), "wall_time_s": values(search.wall_time_s)}
+
+
+def make_environment(benchmark, budget_hours: float = 1000.0) -> Environment:
+    """A simulated training environment on `benchmark`'s searcher table with a budget of `budget_hours`
+    simulated hours: `env.train(row, epochs)` returns an Observation and charges the recorded wall time
+    of the epochs it continues; `env.history` is the trajectory."""
+    return Environment(benchmark.search, float(budget_hours) * 3600.0)
+
+
+def algorithms() -> dict:
+    """{name: one-line description} of the built-in algorithms and installed plugins."""
+    from optimizers.registry import ALGORITHMS, algorithm_class, available, plugin_names
+
+    names = {name: ALGORITHMS[name][0] for name in available()}
+    for name in plugin_names():
+        try:
+            names[name] = getattr(algorithm_class(name), "description", "") or "(plugin)"
+        except UserError as error:
+            names[name] = f"(plugin failed to load: {error})"
+    return names
+
+
+def make_algorithm(name: str, **settings) -> Algorithm:
+    """A built-in algorithm, an installed plugin or a 'module:Class' / 'file.py:Class' spec, with some
+    settings changed, e.g. `make_algorithm("hb", eta=4)`."""
+    from optimizers.registry import make_algorithm as build
+
+    return build(name, {key: value for key, value in settings.items()})
+
+
+def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float = 1000.0, workers: int = 1,
+        seed: int = 0, label: str | None = None, out=None, data_dir=None) -> list[dict]:
+    """Run `trials` trials (trial k seeded `seed + k`) of `algorithm` with `workers` simulated workers and
+    a budget of `budget_hours` simulated hours each, in this process; returns the result records (the
+    fields of docs/result-format.md). `algorithm`: an Algorithm instance (of a class defined anywhere,
+    a notebook included), an Algorithm subclass (built with its default Settings), or a name/spec as
+    for `make_algorithm`. `benchmark`: a name or a loaded benchmark. With `out`, each record is also
+    written atomically to OUT/<benchmark>/<label>/trial-<k>.json, where `nasbench plot/report/check`
+    read it; a file already there with other settings or code is an error, never overwritten."""
+    from benchmarks.atomic import write_json_atomic
+    from nasbench_cli.results_io import read_trial, trial_path
+    from nasbench_cli.trial import check_label, run_label, trial_record
+    from optimizers.registry import algorithm_name, algorithm_source
+
+    bench = load_benchmark(benchmark, data_dir) if isinstance(benchmark, str) else benchmark
+    if isinstance(algorithm, str):
+        name, source, algorithm = algorithm_name(algorithm), algorithm_source(algorithm), make_algorithm(algorithm)
+    else:
+        if isinstance(algorithm, type) and issubclass(algorithm, Algorithm):
+            algorithm = algorithm()
+        if not isinstance(algorithm, Algorithm):
+            raise UserError(f"run() needs an Algorithm instance or subclass, or a name; got {algorithm!r}")
+        name, source = _object_name(algorithm), _object_source(algorithm)
+    if not (isinstance(trials, int) and trials >= 1 and isinstance(workers, int) and workers >= 1):
+        raise UserError("run() needs trials >= 1 and workers >= 1 (integers)")
+    if not (isinstance(budget_hours, (int, float)) and math.isfinite(budget_hours) and budget_hours > 0):
+        raise UserError(f"run() needs a finite budget_hours > 0, got {budget_hours!r}")
+    label = check_label(label) if label else run_label(name, workers)
+    from nasbench_cli.trial import settings_hash
+
+    budget_s = float(budget_hours) * 3600.0
+    expected = settings_hash(bench.name, name, algorithm.settings_dict(), budget_s, workers)
+    records = []
+    for k in range(trials):
+        path = trial_path(out, bench.name, label, k) if out is not None else None
+        existing = read_trial(path) if path is not None else None
+        if existing is not None:
+            same = (existing.get("settings_hash"), existing.get("seed"), existing.get("data_checksum")) == \
+                (expected, seed + k, bench.checksum) and \
+                (existing.get("algorithm_source") or {}).get("sha256") == (source or {}).get("sha256")
+            if not same:
+                raise UserError(f"{path} was made with other settings, code or data; use another out= or label=")
+            records.append(existing)          # done before: resumed, not rerun
+            continue
+        record = trial_record(bench, algorithm, name, source, k, seed + k, budget_s, workers, label)
+        if path is not None:
+            write_json_atomic(path, record)
+        records.append(record)
+    return records
+
+
+def load_results(*folders, benchmark: str | None = None, at_hours=None):
+    """The trial records under results folders as a tidy pandas DataFrame (see docs/result-format.md,
+    "Exported tables"): one row per trial and finished job, or, with `at_hours` (e.g. [10, 100, 1000]),
+    one row per trial and time point. Needs pandas (pip install 'nasbench[export]')."""
+    from nasbench_cli.export import long_table
+    from nasbench_cli.results_io import load_many
+
+    results = load_many(folders, [benchmark] if benchmark else None)
+    return long_table(results, at_hours)
+
+
+def trials_table(*folders, benchmark: str | None = None):
+    """One row per trial (label, seed, final regret, incumbent, compute seconds, ...) as a DataFrame."""
+    from nasbench_cli.export import trials_table as table
+    from nasbench_cli.results_io import load_many
+
+    return table(load_many(folders, [benchmark] if benchmark else None))
+
+
+def plot_results(*folders, out_dir="figures", formats=("png",)) -> list[Path]:
+    """Write `nasbench plot`'s figures for the results under `folders` into `out_dir`; returns the files."""
+    from nasbench_cli.plotting import plot_benchmark
+    from nasbench_cli.results_io import load_many
+
+    results = load_many(folders)
+    written = []
+    for bench in results.benchmarks:
+        written += plot_benchmark(bench, results.runs[bench], out_dir, tuple(formats))
+    return written
+
+
+def _object_name(algorithm) -> str:
+    from nasbench_cli.trial import check_label
+    from optimizers.registry import ALGORITHMS
+
+    name = getattr(algorithm, "name", "") or type(algorithm).__name__
+    if name in ALGORITHMS and type(algorithm).__module__.split(".")[0] != "optimizers":
+        raise UserError(f"{type(algorithm).__qualname__} is named '{name}', a built-in algorithm's name: "
+                        "give the class another `name`")
+    return check_label(name)
+
+
+def _object_source(algorithm) -> dict | None:
+    """Where an instance's class comes from (None for a built-in algorithm)."""
+    import hashlib
+
+    cls = type(algorithm)
+    if cls.__module__.split(".")[0] == "optimizers":
+        return None
+    try:
+        code = inspect.getsource(cls)
+    except (OSError, TypeError):
+        code = None
+    return {"kind": "python", "spec": None, "class": f"{cls.__module__}.{cls.__qualname__}",
+            "sha256": hashlib.sha256(code.encode()).hexdigest()[:16] if code else None}
