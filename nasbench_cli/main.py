@@ -20,6 +20,7 @@ COMMANDS = {
     "plot": "nasbench_cli.commands.plot:plot",
     "report": "nasbench_cli.commands.report:report",
     "check": "nasbench_cli.commands.check:check",
+    "export": "nasbench_cli.commands.export:export",
     "space": "nasbench_cli.commands.space:space",
     "features": "nasbench_cli.commands.features:features",
     "analyze": "nasbench_cli.commands.analyze:analyze",

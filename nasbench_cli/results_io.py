@@ -256,6 +256,43 @@ def load_results(root, benchmarks=None, algos=None) -> Results:
     return results
 
 
+def load_many(roots, benchmarks=None, algos=None) -> Results:
+    """`load_results` over several results folders, merged: runs of one benchmark from different folders
+    are compared side by side. A label found in two folders is an error (name runs apart with
+    `nasbench run --label`), as are results of one benchmark made from different data."""
+    roots = [Path(r) for r in roots]
+    if len(roots) == 1:
+        return load_results(roots[0], benchmarks, algos)
+    merged = Results(root=roots[0])
+    origin: dict = {}
+    for root in roots:
+        loaded = load_results(root, benchmarks)
+        for benchmark, per_label in loaded.runs.items():
+            runs = merged.runs.setdefault(benchmark, {})
+            for label, records in per_label.items():
+                if label in runs:
+                    raise UserError(f"{benchmark}/{label} is in both {origin[benchmark, label]} and {root}; "
+                                    "give one of the runs another name with `nasbench run --label`")
+                runs[label], origin[benchmark, label] = records, root
+    for benchmark, runs in merged.runs.items():
+        _check_consistent(Path(" + ".join(str(r) for r in roots)) / benchmark, runs)
+    present = {label for runs in merged.runs.values() for label in runs}
+    missing = [a for a in algos or [] if a not in present]
+    if missing:
+        raise UserError(f"no results for {', '.join(missing)} under {', '.join(map(str, roots))}; "
+                        f"found: {', '.join(algo_order(present))}")
+    if algos:
+        for benchmark in list(merged.runs):
+            kept = {label: rs for label, rs in merged.runs[benchmark].items() if label in algos}
+            if kept:
+                merged.runs[benchmark] = kept
+            else:
+                del merged.runs[benchmark]
+    for benchmark in merged.runs:
+        merged.runs[benchmark] = {a: merged.runs[benchmark][a] for a in algo_order(merged.runs[benchmark])}
+    return merged
+
+
 def _checked(record: dict, path: Path, benchmark: str, label: str) -> dict:
     if record["benchmark"] != benchmark or record_label(record) != label:
         raise UserError(f"result file {path}: holds {record['benchmark']}/{record_label(record)}, but lies in "

@@ -5,7 +5,8 @@ from nasbench_cli.options import echo_json, finite, json_option
 
 
 @click.command()
-@click.argument("results_dir", type=click.Path(file_okay=False, path_type=str))
+@click.argument("results_dirs", metavar="RESULTS_DIR...", nargs=-1, required=True,
+                type=click.Path(file_okay=False, path_type=str))
 @click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=str), default=None,
               help="Baseline JSON to compare the results with.")
 @click.option("--write-baseline", "write_path", type=click.Path(dir_okay=False, path_type=str), default=None,
@@ -18,7 +19,7 @@ from nasbench_cli.options import echo_json, finite, json_option
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @json_option
-def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_text, algo_text, as_json):
+def check(results_dirs, baseline_path, write_path, alpha, min_effect, benchmark_text, algo_text, as_json):
     """Fail (exit 1) when an algorithm's final regrets are worse than a baseline's.
 
     An algorithm regresses when a one-sided Mann-Whitney U test finds its current final regrets
@@ -35,13 +36,13 @@ def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_t
     from benchmarks.errors import UserError
     from nasbench_cli.baseline import compare, format_check, read_baseline, write_baseline
     from nasbench_cli.report_table import json_ready
-    from nasbench_cli.results_io import load_results, parse_name_list, verify_against_data
+    from nasbench_cli.results_io import load_many, parse_name_list, verify_against_data
 
     if (baseline_path is None) == (write_path is None):
         raise UserError("give exactly one of --baseline FILE (check) and --write-baseline FILE (write one)")
     benchmarks, algos = parse_name_list(benchmark_text), parse_name_list(algo_text)
     if write_path:
-        results = load_results(results_dir, benchmarks, algos)
+        results = load_many(results_dirs, benchmarks, algos)
         verify_against_data(results)
         baseline = write_baseline(write_path, results)
         if as_json:
@@ -54,7 +55,7 @@ def check(results_dir, baseline_path, write_path, alpha, min_effect, benchmark_t
                            f"{entry['budget_s'] / 3600:g} h, settings {entry['settings_hash']}")
         return
     baseline = read_baseline(baseline_path)
-    results = load_results(results_dir, benchmarks)
+    results = load_many(results_dirs, benchmarks)
     verify_against_data(results)
     outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks)
     if as_json:

@@ -5,15 +5,16 @@ from nasbench_cli.options import echo_json, json_option
 
 
 @click.command()
-@click.argument("results_dir", type=click.Path(file_okay=False, path_type=str))
+@click.argument("results_dirs", metavar="RESULTS_DIR...", nargs=-1, required=True,
+                type=click.Path(file_okay=False, path_type=str))
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=str), default=None,
-              help="Folder for the figures (default: RESULTS_DIR/figures).")
+              help="Folder for the figures (default: the first RESULTS_DIR/figures).")
 @click.option("--format", "format_text", default="png,pdf", show_default=True,
               help="Comma list of file formats: png (150 dpi), pdf, svg.")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @json_option
-def plot(results_dir, out_dir, format_text, benchmark_text, algo_text, as_json):
+def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, as_json):
     """Draw three figures per benchmark from the trial files of `nasbench run`.
 
     \b
@@ -28,15 +29,15 @@ def plot(results_dir, out_dir, format_text, benchmark_text, algo_text, as_json):
 
     from benchmarks.errors import UserError
     from nasbench_cli.plotting import FORMATS, plot_benchmark
-    from nasbench_cli.results_io import load_results, parse_name_list, verify_against_data
+    from nasbench_cli.results_io import load_many, parse_name_list, verify_against_data
 
     formats = parse_name_list(format_text.lower()) or []
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
         raise UserError(f"unknown figure format {', '.join(bad) or repr(format_text)}; choose from {', '.join(FORMATS)}")
-    results = load_results(results_dir, parse_name_list(benchmark_text), parse_name_list(algo_text))
+    results = load_many(results_dirs, parse_name_list(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
-    out = Path(out_dir) if out_dir else Path(results_dir) / "figures"
+    out = Path(out_dir) if out_dir else Path(results_dirs[0]) / "figures"
     written = []
     for benchmark in results.benchmarks:
         written += plot_benchmark(benchmark, results.runs[benchmark], out, formats)
