@@ -19,7 +19,10 @@ from benchmarks.errors import UserError
 from nasbench_cli.results_io import load_trial, trial_path
 
 WORKER_ENV = {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
-              "MKL_NUM_THREADS": "1"}
+              "MKL_NUM_THREADS": "1",
+              # workers start as `python -m ...`, which would put the current folder first on sys.path:
+              # a user's own `optimizers/` or `benchmarks/` there would replace ours (plugins append it last)
+              "PYTHONSAFEPATH": "1"}
 
 
 @dataclass(frozen=True)
