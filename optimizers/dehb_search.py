@@ -26,7 +26,8 @@ from optimizers.fidelity_evaluation import FidelityEvaluator
 
 class DEHBSearch(Algorithm):
     name = "dehb"
-    requires = {"dehb": "libs"}
+    requires = {"dehb": "pip install 'nasbench[libs]' && pip install --no-deps dehb==0.1.2 "
+                         "(DEHB pins NumPy < 2 in its metadata but runs on NumPy 2)"}
     description = "DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box"
 
     @dataclass(frozen=True)

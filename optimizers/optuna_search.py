@@ -30,7 +30,7 @@ from optimizers.snapped_evaluation import quiet_logger
 
 class OptunaTPE(Algorithm):
     name = "optuna"
-    requires = {"optuna": "libs"}
+    requires = {"optuna": "pip install 'nasbench[libs]' (in a clone: pip install -e '.[libs]')"}
     description = "Optuna TPE sampler + Hyperband pruner over epochs (1, 3, 9, 27, 50), 10-d graph2vec box"
 
     @dataclass(frozen=True)

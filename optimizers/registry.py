@@ -111,13 +111,12 @@ def _plugin(name: str):
 
 def make_algorithm(name: str, overrides: dict | None = None):
     """An algorithm instance with its default settings, some replaced by `overrides` {field: text};
-    UserError if a library it needs (`requires`: {module: extra}) is not installed."""
+    UserError if a library it needs (`requires`: {module: how to install it}) is not installed."""
     cls = algorithm_class(name)
     label = algorithm_name(name)
-    for module, extra in getattr(cls, "requires", {}).items():
+    for module, how in getattr(cls, "requires", {}).items():
         if importlib.util.find_spec(module) is None:
-            raise UserError(f"{name} needs the '{module}' package: pip install 'nasbench[{extra}]' "
-                            f"(or pip install -e '.[{extra}]' in a clone)")
+            raise UserError(f"{label} needs the '{module}' package: {how}")
     try:
         settings = cls.Settings()
     except Exception as exc:
