@@ -20,8 +20,8 @@ from port_fixture import inputs_for
 pytest.importorskip("optuna")
 pytest.importorskip("dehb")
 
-CASES = [("optuna", 1, 60), ("optuna", 4, 30), ("dehb", 1, 150), ("dehb", 4, 100), ("smac-mf", 1, 40),
-         ("smac-mf", 3, 30)]
+CASES = [("optuna", 1, 40), ("optuna", 4, 20), ("dehb", 1, 150), ("dehb", 4, 100), ("smac-mf", 1, 25),
+         ("smac-mf", 3, 20)]
 
 
 @pytest.fixture(scope="module")
