@@ -34,9 +34,12 @@ _STYLES = {
     "ahb": ("#984EA3", "--"),
     "prs": ("#4D4D4D", "-."),
     "phb": ("#A65628", (0, (3, 1, 1, 1, 1, 1))),
+    "optuna": ("#17BECF", "--"),
+    "dehb": ("#BCBD22", "-."),
+    "smac-mf": ("#882255", "--"),
 }
 _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
-_EXTRA_COLOURS = ("#7F7F7F", "#BCBD22", "#17BECF", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")
+_EXTRA_COLOURS = ("#7F7F7F", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")   # plugins: by name hash
 _EXTRA_DASHES = ("-", "--", "-.", (0, (1, 1.2)), (0, (5, 1.5, 1, 1.5)))
 
 BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2"}

@@ -62,7 +62,7 @@ def test_report_json_agrees_with_the_trial_files(real_results, capsys):
         assert row["median_final_regret"] == pytest.approx(np.median(finals[algo]))
         low, high = stats.t.interval(0.95, TRIALS - 1, loc=means[algo], scale=stats.sem(finals[algo]))
         assert (row["ci95_low"], row["ci95_high"]) == pytest.approx((max(0.0, low), high))
-        share = np.mean([r["trajectory"]["incumbent"][-1] == r["best_arch"] for r in rs])
+        share = np.mean([r["trajectory"]["incumbent"][-1] == r["benchmark_best_arch"] for r in rs])
         assert row["best_arch_share"] == pytest.approx(share)
         for threshold in (0.1, 0.05):
             hits = [h for h in (first_hit_hours(r, threshold) for r in rs) if h is not None]
