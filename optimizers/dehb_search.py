@@ -20,11 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, Job, SearchInputs
-from optimizers.fidelity_evaluation import FidelityEvaluator
+from optimizers.base import SearchInputs
+from optimizers.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
 
 
-class DEHBSearch(Algorithm):
+class DEHBSearch(LibraryAdapter):
     name = "dehb"
     requires = {"dehb": "pip install 'nasbench[libs]' && pip install --no-deps dehb==0.1.2 "
                          "(DEHB pins NumPy < 2 in its metadata but runs on NumPy 2)"}
@@ -50,46 +50,23 @@ class DEHBSearch(Algorithm):
                             f"max_epochs={s.max_epochs}, eta={s.eta}")
         if inputs.features is None or inputs.features.shape[0] != inputs.search.n:
             raise UserError("dehb needs a feature matrix with one row per architecture (setting 'features')")
-        self._evaluate = FidelityEvaluator(inputs.features, s.penalty)
-        self._low, self._high = self._evaluate.box()
+        evaluator = FidelityEvaluator(inputs.features, s.penalty)
+        self._low, self._high = evaluator.box()
         self._folder = tempfile.TemporaryDirectory(prefix="nasbench-dehb-")
         self._dehb = DEHB(f=None, cs=None, dimensions=inputs.features.shape[1], min_fidelity=s.min_epochs,
                           max_fidelity=s.max_epochs, eta=s.eta, mutation_factor=s.mutation_factor,
                           crossover_prob=s.crossover_prob, seed=int(inputs.seed), n_workers=1,
                           output_path=self._folder.name, save_freq="end", log_level="CRITICAL")
         logger.remove()                          # DEHB's stdout and file sinks
-        self._asked: dict[int, dict] = {}        # token -> DEHB's job info
-        self._costs: dict[int, float] = {}       # token -> seconds charged for it
-        self._tokens = 0
-        self._done = False
+        self._begin(evaluator)
 
-    def ask(self) -> Job | None:
-        if self._evaluate.ready:
-            return self._evaluate.ready.popleft()
-        while not self._done:
-            info = self._dehb.ask()
-            vector = self._low + np.clip(np.asarray(info["config"], dtype=float), 0, 1) * (self._high - self._low)
-            row = self._evaluate.architecture(vector)
-            if row is None:
-                self._done = True
-                return None
-            token = self._tokens
-            self._tokens += 1
-            self._asked[token] = info
-            result = self._evaluate.request(token, row, epochs_of(info["fidelity"]))
-            if isinstance(result, Job):
-                return result
-            if result is not None:               # already paid for: told at once, free
-                self._tell(token, result, 0.0)
-        return None
+    def _propose(self):
+        info = self._dehb.ask()
+        vector = self._low + np.clip(np.asarray(info["config"], dtype=float), 0, 1) * (self._high - self._low)
+        return info, vector, epochs_of(info["fidelity"])
 
-    def tell(self, job: Job, observation) -> None:
-        answered = self._evaluate.observe(job, observation)
-        for token, fitness in answered:
-            self._tell(token, fitness, observation.cost_s if token == answered[0][0] else 0.0)
-
-    def _tell(self, token: int, fitness: float, cost_s: float) -> None:
-        self._dehb.tell(self._asked.pop(token), {"fitness": float(fitness), "cost": float(cost_s)})
+    def _answer(self, info, fitness: float, cost_s: float) -> None:
+        self._dehb.tell(info, {"fitness": float(fitness), "cost": float(cost_s)})
 
     def finish(self) -> None:
         folder = getattr(self, "_folder", None)

@@ -17,7 +17,7 @@ from collections import defaultdict, deque
 
 import numpy as np
 
-from optimizers.base import Job
+from optimizers.base import Algorithm, Job
 from optimizers.snapping import nearest_by_cosine, unit_rows
 
 
@@ -99,3 +99,50 @@ class FidelityEvaluator:
 
     def _known(self, row: int, epochs: int) -> bool:
         return len(self.curves.get(row, ())) >= epochs or row in self.diverged
+
+
+class LibraryAdapter(Algorithm):
+    """An ask/tell library whose proposals go through a FidelityEvaluator (DEHB, SMAC-MF).
+
+    Subclasses call `_begin(evaluator)` in `start`, and implement `_propose()` -> (info, vector, epochs)
+    (the library's ask: its proposal, the configuration in the feature box, the epochs asked) and
+    `_answer(info, value, cost_s)` (the library's tell: objective, seconds charged for it). Proposals
+    already paid for are answered at once with cost 0; when one job answers several proposals, the
+    first is told its cost and the others 0.
+    """
+
+    def _begin(self, evaluator: FidelityEvaluator) -> None:
+        self._evaluate = evaluator
+        self._asked: dict[int, object] = {}      # token -> the library's proposal
+        self._tokens = 0
+        self._done = False
+
+    def _propose(self):
+        raise NotImplementedError
+
+    def _answer(self, info, value: float, cost_s: float) -> None:
+        raise NotImplementedError
+
+    def ask(self) -> Job | None:
+        if self._evaluate.ready:
+            return self._evaluate.ready.popleft()
+        while not self._done:
+            info, vector, epochs = self._propose()
+            row = self._evaluate.architecture(vector)
+            if row is None:                      # every architecture belongs to a configuration
+                self._done = True
+                return None
+            token = self._tokens
+            self._tokens += 1
+            self._asked[token] = info
+            result = self._evaluate.request(token, row, epochs)
+            if isinstance(result, Job):
+                return result
+            if result is not None:               # already paid for: told at once, free
+                self._answer(self._asked.pop(token), result, 0.0)
+        return None
+
+    def tell(self, job: Job, observation) -> None:
+        answered = self._evaluate.observe(job, observation)
+        for k, (token, value) in enumerate(answered):
+            self._answer(self._asked.pop(token), value, observation.cost_s if k == 0 else 0.0)

@@ -24,15 +24,15 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.errors import UserError
-from optimizers.base import Algorithm, Job, SearchInputs
+from optimizers.base import SearchInputs
 from optimizers.dehb_search import epochs_of
-from optimizers.fidelity_evaluation import FidelityEvaluator
+from optimizers.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
 from optimizers.smac_search import (_order_local_search_starts, fast_configuration_equality, labels,
                                     single_threaded_model)
 from optimizers.snapped_evaluation import quiet_logger
 
 
-class SMACMultiFidelity(Algorithm):
+class SMACMultiFidelity(LibraryAdapter):
     name = "smac-mf"
     description = "SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box"
 
@@ -57,8 +57,8 @@ class SMACMultiFidelity(Algorithm):
             raise UserError("smac-mf needs 1 <= min_epochs < max_epochs, eta >= 2, initial_per_dim >= 1 and retrain_after >= 1")
         if inputs.features is None or inputs.features.shape[0] != inputs.search.n:
             raise UserError("smac-mf needs a feature matrix with one row per architecture (setting 'features')")
-        self._evaluate = FidelityEvaluator(inputs.features, s.penalty)
-        low, high = self._evaluate.box()
+        evaluator = FidelityEvaluator(inputs.features, s.penalty)
+        low, high = evaluator.box()
         self._names = labels(inputs.features.shape[1])
         space = ConfigurationSpace({n: (float(lo), float(hi)) for n, lo, hi in zip(self._names, low, high)},
                                    seed=int(inputs.seed))
@@ -77,37 +77,16 @@ class SMACMultiFidelity(Algorithm):
                             config_selector=facade.get_config_selector(scenario, retrain_after=s.retrain_after))
         _order_local_search_starts(self._smac)
         self._resources.enter_context(fast_configuration_equality())
-        self._asked: dict[int, object] = {}      # token -> SMAC's TrialInfo
-        self._tokens = 0
-        self._done = False
+        self._begin(evaluator)
 
-    def ask(self) -> Job | None:
-        if self._evaluate.ready:
-            return self._evaluate.ready.popleft()
-        while not self._done:
-            info = self._smac.ask()
-            row = self._evaluate.architecture(np.array([info.config[n] for n in self._names], dtype=float))
-            if row is None:
-                self._done = True
-                return None
-            token = self._tokens
-            self._tokens += 1
-            self._asked[token] = info
-            result = self._evaluate.request(token, row, epochs_of(info.budget))
-            if isinstance(result, Job):
-                return result
-            if result is not None:                # already paid for: told at once, free
-                self._tell(token, result)
-        return None
+    def _propose(self):
+        info = self._smac.ask()
+        return info, np.array([info.config[n] for n in self._names], dtype=float), epochs_of(info.budget)
 
-    def tell(self, job: Job, observation) -> None:
-        for token, cost in self._evaluate.observe(job, observation):
-            self._tell(token, cost)
-
-    def _tell(self, token: int, cost: float) -> None:
+    def _answer(self, info, cost: float, cost_s: float) -> None:
         from smac.runhistory.dataclasses import TrialValue
 
-        self._smac.tell(self._asked.pop(token), TrialValue(cost=float(cost)), save=False)
+        self._smac.tell(info, TrialValue(cost=float(cost)), save=False)
 
     def finish(self) -> None:
         resources = getattr(self, "_resources", None)
