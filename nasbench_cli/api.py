@@ -82,7 +82,8 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float = 1000
     read it; a file already there with other settings or code is an error, never overwritten."""
     from benchmarks.atomic import write_json_atomic
     from nasbench_cli.results_io import read_trial, trial_path
-    from nasbench_cli.trial import check_label, run_label, trial_record
+    from nasbench_cli.trial import check_label, run_label, settings_hash, trial_record
+    from optimizers.plugins import same_source
     from optimizers.registry import algorithm_name, algorithm_source
 
     bench = load_benchmark(benchmark, data_dir) if isinstance(benchmark, str) else benchmark
@@ -99,8 +100,6 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float = 1000
     if not (isinstance(budget_hours, (int, float)) and math.isfinite(budget_hours) and budget_hours > 0):
         raise UserError(f"run() needs a finite budget_hours > 0, got {budget_hours!r}")
     label = check_label(label) if label else run_label(name, workers)
-    from nasbench_cli.trial import settings_hash
-
     budget_s = float(budget_hours) * 3600.0
     expected = settings_hash(bench.name, name, algorithm.settings_dict(), budget_s, workers)
     records = []
@@ -109,8 +108,7 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float = 1000
         existing = read_trial(path) if path is not None else None
         if existing is not None:
             same = (existing.get("settings_hash"), existing.get("seed"), existing.get("data_checksum")) == \
-                (expected, seed + k, bench.checksum) and \
-                (existing.get("algorithm_source") or {}).get("sha256") == (source or {}).get("sha256")
+                (expected, seed + k, bench.checksum) and same_source(existing.get("algorithm_source"), source)
             if not same:
                 raise UserError(f"{path} was made with other settings, code or data; use another out= or label=")
             records.append(existing)          # done before: resumed, not rerun
