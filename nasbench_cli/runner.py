@@ -160,6 +160,11 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
         raise
     except Exception as exc:   # one line naming where the algorithm's code failed
         raise TrialFailed(f"{type(exc).__name__}: {exc} ({where_raised(exc)})") from None
+    return write_record(spec, record)
+
+
+def write_record(spec: TrialSpec, record: dict) -> dict:
+    """Write `record`, the result of `spec`, atomically to its file; returns a short summary."""
     if record["settings_hash"] != spec.settings_hash:
         raise RuntimeError(f"settings hash changed in the worker for {spec.path}")
     write_json_atomic(spec.path, record)

@@ -118,15 +118,20 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
                         workers, label)
 
 
+LOAD = object()   # trial_record's default for features and scores: read them from the caches here
+
+
 def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
-                 workers: int = 1, label: str | None = None) -> dict:
+                 workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD) -> dict:
     """Simulate one trial of the algorithm instance `algorithm` on a loaded `benchmark` and return its
     result record (format `RESULT_FORMAT`, every field documented in docs/result-format.md). `name`: the
-    algorithm's name in results; `source`: where its class came from (None for a built-in one)."""
+    algorithm's name in results; `source`: where its class came from (None for a built-in one).
+    `features`, `scores`: the algorithm's feature matrix and training-free scores when the caller already
+    has them (a Dask worker gets them from the client); by default they are read from the caches."""
     from benchmarks.regret import final_regret, trajectory
 
-    feats = load_features(benchmark, algorithm.feature_kind)
-    scores = load_scores(benchmark, algorithm.score_metric)
+    feats = load_features(benchmark, algorithm.feature_kind) if features is LOAD else features
+    scores = load_scores(benchmark, algorithm.score_metric) if scores is LOAD else scores
     started = time.process_time()
     wall_started = time.perf_counter()
     env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers)

@@ -78,6 +78,12 @@ def summarize(paths) -> dict:
               callback=finite,
               help="Simulated wall-clock budget per trial, in hours (with one worker: training time).")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: all cores); never changes a result.")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
+              help="Where trials run: local worker processes (--jobs), or a dask.distributed cluster "
+                   "(--scheduler; pip install -e '.[dask]'). Results are byte-identical either way.")
+@click.option("--scheduler", default=None, metavar="ADDRESS", envvar="NASBENCH_DASK_SCHEDULER",
+              help="With --backend dask: a scheduler address (tcp://host:8786), or local:N to start a local "
+                   "cluster of N worker processes [default: local:<cores>; env NASBENCH_DASK_SCHEDULER].")
 @click.option("--workers", type=click.IntRange(1, 1024), default=1, show_default=True,
               help="Simulated workers (GPUs) training architectures side by side; the budget is wall-clock "
                    "time. Results are labelled ALGO@Kw when K > 1.")
@@ -93,8 +99,8 @@ def summarize(paths) -> dict:
 @click.option("--overwrite", is_flag=True, help="Rerun trials whose files were made with other settings.")
 @data_dir_option
 @json_option
-def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, label, seed, out, set_items, overwrite,
-        data_dir, as_json):
+def run(algo_text, benchmark_name, trials, budget_hours, jobs, backend, scheduler, workers, label, seed, out, set_items,
+        overwrite, data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
     Each trial simulates --workers K workers on one clock: a free worker asks the algorithm for a job
@@ -117,6 +123,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, label, s
 
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
+        dask_choice = _backend_choice(backend, jobs, scheduler)
         algos = parse_algo_list(algo_text)
         if label is not None:
             if len(algos) != 1:
@@ -128,13 +135,32 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, workers, label, s
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
-                        Path(out), overwrite, data_dir, as_json, label)
+                        Path(out), overwrite, data_dir, as_json, label, dask_choice)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _backend_choice(backend, jobs, scheduler):
+    """None for the local backend, else where the Dask backend runs trials (a `SchedulerChoice`)."""
+    from benchmarks.errors import UserError
+
+    source = click.get_current_context().get_parameter_source("scheduler")
+    if backend == "local":
+        if scheduler is not None and source == click.core.ParameterSource.COMMANDLINE:
+            raise UserError("--scheduler is for --backend dask; the local backend runs --jobs processes here")
+        return None
+    if jobs is not None:
+        raise UserError("--jobs is for the local backend; with --backend dask the cluster's workers run the "
+                        "trials (start N of them with --scheduler local:N)")
+    from nasbench_cli.dask_backend import import_distributed, parse_scheduler
+
+    choice = parse_scheduler(scheduler)
+    import_distributed()      # a one-line install hint before anything is loaded or written
+    return choice
+
+
 def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed, out,
-                overwrite, data_dir, as_json, label=None):
+                overwrite, data_dir, as_json, label=None, dask_choice=None):
     """The run itself, while this process holds the results folder's lock."""
     import math
     import os
@@ -157,6 +183,9 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
         _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet=as_json)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        if dask_choice is not None and not as_json:
+            click.echo(f"running {len(todo)} trials on {dask_choice.describe()}", err=True)
+
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), TextColumn("{task.fields[last]}"), disable=as_json,
                       transient=False) as progress:
@@ -170,7 +199,11 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 progress.update(task, advance=1, last=last)
 
             try:
-                _, errors = execute(todo, jobs, data_dir, on_done)
+                if dask_choice is None:
+                    _, errors = execute(todo, jobs, data_dir, on_done)
+                else:
+                    _, errors = _execute_on_dask(todo, dask_choice, benchmark, algos, overrides, out, done,
+                                                 on_done)
             except KeyboardInterrupt as interrupt:
                 finished = sum(1 for spec in todo if spec.path.is_file())
                 how = "terminated" if isinstance(interrupt, Terminated) else "interrupted"
@@ -203,6 +236,19 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
         for error in errors:
             click.echo(f"error: {error}", err=True)
     if errors:
+        raise click.exceptions.Exit(1)
+
+
+def _execute_on_dask(todo, choice, benchmark, algos, overrides, out, done, on_done):
+    """Run `todo` on a Dask cluster; the scheduler going away is one line (exit 1), files kept."""
+    from nasbench_cli.dask_backend import SchedulerLost, execute_dask, gather_inputs
+
+    try:
+        return execute_dask(todo, choice, gather_inputs(benchmark, algos, overrides), on_done)
+    except SchedulerLost as lost:
+        finished = sum(1 for spec in todo if spec.path.is_file())
+        click.echo(f"error: {lost}; {finished + len(done)} finished trial files kept in {out}; "
+                   "rerun the same command to complete the rest", err=True)
         raise click.exceptions.Exit(1)
 
 
