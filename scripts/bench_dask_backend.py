@@ -4,8 +4,8 @@ The suite (default: the paper's eight algorithms x 4 trials x 200 simulated hour
 `nasbench run` commands, alternately with `--backend local --jobs N` and `--backend dask --scheduler
 local:N`, each into a fresh results folder, `--repeats` times. Prints the median wall time of each, the
 Dask overhead per trial and as a share of the suite, checks that both wrote the same records (timings
-aside), and the bytes that travel: the scattered inputs (once per worker), one task's arguments and one
-record back (Dask's own serialisation, mean over the suite's trials).
+aside), and the bytes that travel: the scattered inputs (once per worker, compressed as for a remote
+cluster), one task's arguments and one record back (Dask's own serialisation, mean over the suite's trials).
 
 With `--results DIR` (30-trial, 1000 h results of the eight), it also estimates the full suite's wall time
 on a cluster of `--cores` single-threaded workers: the recorded CPU seconds per trial, scheduled longest
@@ -61,12 +61,13 @@ def transfer_bytes(args, out: Path) -> dict:
 
     algos = parse_algo_list(args.algo)
     benchmark = load_benchmark("ptb")
-    inputs = gather_inputs(benchmark, algos, {})
+    inputs = gather_inputs(benchmark, algos, {})   # as sent to a remote cluster (compressed)
     specs, _ = plan_trials(out / "unused", "ptb", algos, args.trials, 0, args.hours * 3600.0, {}, True)
     files = sorted(out.rglob("trial-*.json"))
     record_sizes = [len(serialize_bytes(json.loads(p.read_text()))) for p in files]
+    _, features, scores = inputs.unpack()
     return {"inputs_once_per_worker": len(serialize_bytes(inputs)),
-            "features_shipped": sorted(inputs.features), "scores_shipped": sorted(inputs.scores),
+            "features_shipped": sorted(features), "scores_shipped": sorted(scores),
             "task_arguments_per_trial": statistics.mean(len(serialize_bytes(s)) for s in specs),
             "record_back_per_trial": statistics.mean(record_sizes)}
 

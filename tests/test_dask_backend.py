@@ -319,7 +319,8 @@ def test_a_worker_with_other_code_or_versions_is_refused(ptb, monkeypatch):
                         (mine | {"versions": mine["versions"] | {"numpy": "1.26.4"}}, "numpy"),
                         (mine | {"python": "3.9"}, "Python")]:
         with pytest.raises(UserError, match=says):
-            dask_backend.run_on_worker(spec, dask_backend.TrialInputs(inputs.token, inputs.packed, other))
+            dask_backend.run_on_worker(spec, dask_backend.TrialInputs(inputs.token, inputs.packed, other,
+                                                                      inputs.compressed))
     monkeypatch.setattr(dask_backend, "hash_randomisation_on", lambda: True)
     with pytest.raises(UserError, match="hash randomisation on"):
         dask_backend.run_on_worker(spec, inputs)
@@ -328,6 +329,7 @@ def test_a_worker_with_other_code_or_versions_is_refused(ptb, monkeypatch):
 def test_the_scattered_inputs_are_compressed_and_unpack_to_the_same_data(ptb):
     """The table ships once per worker, compressed, without the client's memoised views (recipes, ids)."""
     import pickle
+    from dataclasses import replace
 
     import numpy as np
 
@@ -335,7 +337,10 @@ def test_the_scattered_inputs_are_compressed_and_unpack_to_the_same_data(ptb):
 
     ptb.search.recipes, ptb.search._row_of_id    # noqa: B018 (memoise them here)
     inputs = gather_inputs(ptb, ["rs10e", "bo10d"], {})
+    raw = gather_inputs(ptb, ["rs10e", "bo10d"], {}, compress=False)      # for a local cluster
     assert len(pickle.dumps(inputs, protocol=5)) < 0.6 * len(pickle.dumps(ptb, protocol=5))
+    assert len(pickle.dumps(raw, protocol=5)) < 1.01 * len(pickle.dumps(replace(ptb), protocol=5))
+    assert raw.unpack()[0].checksum == ptb.checksum
     benchmark, features, scores = pickle.loads(pickle.dumps(inputs, protocol=5)).unpack()
     assert features == {} and scores == {}              # bo10d's shipped features are in the table
     assert "recipes" not in vars(benchmark.search) and benchmark.checksum == ptb.checksum

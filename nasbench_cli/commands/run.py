@@ -244,7 +244,8 @@ def _execute_on_dask(todo, choice, benchmark, algos, overrides, out, done, on_do
     from nasbench_cli.dask_backend import SchedulerLost, execute_dask, gather_inputs
 
     try:
-        return execute_dask(todo, choice, gather_inputs(benchmark, algos, overrides), on_done)
+        inputs = gather_inputs(benchmark, algos, overrides, compress=choice.local_workers is None)
+        return execute_dask(todo, choice, inputs, on_done)
     except SchedulerLost as lost:
         finished = sum(1 for spec in todo if spec.path.is_file())
         click.echo(f"error: {lost}; {finished + len(done)} finished trial files kept in {out}; "
