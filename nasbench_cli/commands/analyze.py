@@ -1,4 +1,4 @@
-"""`nasbench analyze`: analyses of the benchmark (feature quality, training-free proxies).
+"""`nasbench analyze`: analyses of the benchmark (the paper's, feature quality, training-free proxies).
 
 Subcommands live in their own modules and load on demand, like the top-level commands.
 """
@@ -10,9 +10,14 @@ from nasbench_cli.main import LazyGroup
 ANALYZE_COMMANDS = {
     "features": "nasbench_cli.commands.analyze_features:features",
     "proxies": "nasbench_cli.commands.analyze_proxies:proxies",
+    "table2": "nasbench_cli.commands.analyze_paper:table2",
+    "metrics": "nasbench_cli.commands.analyze_paper:metrics",
+    "fidelity": "nasbench_cli.commands.analyze_paper:fidelity",
+    "transfer": "nasbench_cli.commands.analyze_paper:transfer",
 }
 
 
 @click.group(cls=LazyGroup, lazy_commands=ANALYZE_COMMANDS)
 def analyze():
-    """Analyses of the benchmark: how informative the features are, how well proxies rank."""
+    """Analyses of the benchmark: the paper's Table 2 and Figs. 4-6, how informative the features are,
+    how well proxies rank."""
