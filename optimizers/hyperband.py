@@ -93,7 +93,10 @@ class Hyperband(SequentialAlgorithm):
         worst = settings.promote == "worst"
         brackets = bracket_schedule(settings.max_epochs, settings.eta, settings.bracket_budget_epochs)
         new_configs = self.config_source(inputs)
-        while True:
+        passes = self.passes()
+        done_passes = 0
+        while passes is None or done_passes < passes:
+            done_passes += 1
             for rungs in brackets:
                 configs, overhead_s = new_configs(rungs[0].n_configs)
                 if not configs:
@@ -110,6 +113,47 @@ class Hyperband(SequentialAlgorithm):
                     configs = _promote(configs, losses, rung.keep, worst)
                     if not configs:
                         break
+
+
+    def passes(self) -> int | None:
+        """How many times the brackets s_max..0 run; None: again and again until the budget is spent."""
+        return None
+
+
+class HyperbandRelease(Hyperband):
+    """Hyperband exactly as the NAS-Bench-NLP release's notebook runs it: B = 100 R / 3.5 epochs (about
+    1428.6, "to approximately match budgets in random search"), each bracket's architectures drawn
+    independently (so one may appear in several brackets; one already trained further costs nothing),
+    and the four brackets run once. It ends long before 1000 simulated hours (about 220 h)."""
+    name = "hb-release"
+    description = "Hyperband as the release's notebook: B = 100R/3.5, brackets drawn independently, one pass"
+
+    @dataclass(frozen=True)
+    class Settings:
+        max_epochs: int = 50
+        eta: int = 3
+        bracket_budget_epochs: float | None = 100 * 50 / 3.5
+        promote: str = "best"
+        passes: int = 1               # times the brackets s_max..0 run (the release: once)
+
+        def __post_init__(self):
+            if self.promote not in PROMOTE_MODES:
+                raise UserError(f"hb-release setting promote must be one of {', '.join(PROMOTE_MODES)}, "
+                                f"got '{self.promote}'")
+            if self.passes < 1:
+                raise UserError(f"hb-release setting passes must be >= 1, got {self.passes}")
+            bracket_schedule(self.max_epochs, self.eta, self.bracket_budget_epochs)
+
+    def config_source(self, inputs: SearchInputs):
+        """`take(n)`: n rows drawn without replacement within the bracket, independently of other
+        brackets (the release's `np.random.choice(len(search_set), n, replace=False)`), at no cost."""
+        def take(n: int) -> tuple[list, float]:
+            return inputs.rng.choice(inputs.search.n, size=min(n, inputs.search.n), replace=False).tolist(), 0.0
+
+        return take
+
+    def passes(self) -> int | None:
+        return int(self.settings.passes)
 
 
 def permutation_source(inputs: SearchInputs):

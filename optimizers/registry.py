@@ -16,6 +16,7 @@ ALGORITHMS = {
     "rs10e": ("random search, each architecture trained 10 epochs", "optimizers.random_search:RandomSearch10"),
     "hb": ("Hyperband, R = 50 epochs, eta = 3, promoted models continue from checkpoints", "optimizers.hyperband:Hyperband"),
     "asha": ("asynchronous successive halving, R = 50, eta = 3, grace 1 epoch, promotions from checkpoints", "optimizers.asha:ASHA"),
+    "hb-release": ("Hyperband as the release's notebook: B = 100R/3.5, brackets drawn independently, run once", "optimizers.hyperband:HyperbandRelease"),
     "ahb": ("asynchronous Hyperband: ASHA in 4 brackets (grace 1, 3, 9, 27 epochs), syne-tune's bracket draw", "optimizers.asha:AsyncHyperband"),
     "bo10d": ("Bayesian optimisation, bagged XGBoost + LCB over 10-d graph2vec features", "optimizers.bayesian:BO10d"),
     "bo50d": ("Bayesian optimisation, bagged XGBoost + LCB over 50-d graph2vec features", "optimizers.bayesian:BO50d"),

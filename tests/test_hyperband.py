@@ -121,3 +121,18 @@ def test_worst_mode_test_hook_promotes_the_worst(ptb):
 def test_same_seed_same_trajectory(ptb):
     assert run(ptb, seed=5)[0].history == run(ptb, seed=5)[0].history
     assert run(ptb, seed=5)[0].history.arch != run(ptb, seed=6)[0].history.arch
+
+
+def test_hb_release_is_the_release_notebooks_single_pass(ptb):
+    """B = 100 R / 3.5, brackets drawn independently, the four brackets once: about 220 simulated hours."""
+    schedule = bracket_schedule(50, 3, 100 * 50 / 3.5)
+    assert [rungs[0].n_configs for rungs in schedule] == [193, 86, 43, 29]   # n = ceil(B/R eta^s/(s+1))
+    env = Environment(ptb.search, 1000 * 3600.0)
+    assert not run_on(env, make_algorithm("hb-release"), 0, None).budget_spent   # it stops by itself
+    assert 200 * 3600 < env.time_s < 240 * 3600
+    arch, epochs = np.asarray(env.history.arch), np.asarray(env.history.epochs)
+    assert len(arch) <= sum(r.n_configs for rungs in schedule for r in rungs)
+    assert len(set(arch[:193].tolist())) == 193 and (epochs[:193] == 1).all()   # bracket s=3's first rung
+    assert len(set(arch.tolist())) < len(arch)          # later rungs continue them (and brackets may repeat)
+    assert make_algorithm("hb").settings_dict() == {"max_epochs": 50, "eta": 3, "bracket_budget_epochs": None,
+                                                    "promote": "best"}       # hb's own defaults unchanged
