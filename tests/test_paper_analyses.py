@@ -56,3 +56,30 @@ def test_commands_print_tables_json_and_figures(tmp_path, ptb):
         assert all((tmp_path / f"{s}.png").stat().st_size > 10_000 for s in stems)
     bad = nasbench("analyze", "fidelity", "--epochs", "0,51")
     assert bad.returncode == 2 and "between 1 and 50" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_ged_of_a_cell_to_itself_is_zero_and_lstm_to_rnn_is_positive(ptb):
+    from benchmarks.baseline_cells import baseline_id
+    from benchmarks.graph_edit_distance import ged_upper_bound
+
+    lstm = ptb.search.recipe(ptb.search.index_of(baseline_id("lstm")))
+    rnn = ptb.search.recipe(ptb.search.index_of(baseline_id("rnn")))
+    assert ged_upper_bound(lstm, lstm, 5.0) == (0.0, True)
+    bound, _ = ged_upper_bound(lstm, rnn, 2.0)
+    assert bound >= len(lstm) - len(rnn)       # at least the node count difference
+
+
+def test_sparsity_is_seeded_and_cached(tmp_path, ptb):
+    args = ("analyze", "sparsity", "--pairs", "6", "--time-limit", "0.2", "--jobs", "2", "--out", str(tmp_path),
+            "--json")
+    first = nasbench(*args)
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["cached"] is False and report["pairs"] == 6 and report["min"] >= 1
+    assert (tmp_path / "ptb-sparsity.png").is_file() and (tmp_path / "ptb-sparsity.pdf").is_file()
+    again = json.loads(nasbench(*args).stdout)
+    assert again["cached"] is True and again["mean"] == report["mean"]
+    cached = json.loads(open(report["cache_path"]).read())
+    from benchmarks.graph_edit_distance import random_pairs
+
+    assert cached["ids"] == ptb.search.ids[random_pairs(ptb, 6, 0)].tolist()

@@ -14,6 +14,7 @@ ANALYZE_COMMANDS = {
     "metrics": "nasbench_cli.commands.analyze_paper:metrics",
     "fidelity": "nasbench_cli.commands.analyze_paper:fidelity",
     "transfer": "nasbench_cli.commands.analyze_paper:transfer",
+    "sparsity": "nasbench_cli.commands.analyze_paper:sparsity",
 }
 
 

@@ -161,3 +161,49 @@ def transfer(out_dir, format_text, data_dir, as_json):
                f"Pearson r {report['pearson_r']:.3f}, Spearman rho {report['spearman_rho']:.3f}, "
                f"Kendall tau {report['kendall_tau']:.3f}")
     _echo_written(written, as_json)
+
+
+@click.command()
+@benchmark_option
+@click.option("--pairs", type=click.IntRange(2, 100_000), default=1000, show_default=True,
+              help="Random pairs of architectures (seeded).")
+@click.option("--time-limit", "time_limit_s", type=click.FloatRange(min=0, min_open=True), default=1.0,
+              show_default=True, help="Seconds of NetworkX's GED search per pair (the release: 600).")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Processes (default: all cores).")
+@figures_option
+@format_option
+@data_dir_option
+@json_option
+def sparsity(benchmark_name, pairs, time_limit_s, seed, jobs, out_dir, format_text, data_dir, as_json):
+    """The paper's Fig. 7: graph-edit-distance upper bounds between random pairs of cells.
+
+    The first run computes them (about pairs x time limit / cores seconds at most) and caches them; later
+    runs with the same pairs, seed and limit read the cache.
+    """
+    import os
+
+    from benchmarks.graph_edit_distance import sparsity as compute
+    from benchmarks.registry import load_benchmark
+    from nasbench_cli.paper_figures import sparsity_figure
+
+    formats = _formats(format_text)
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("graph edit distances (cached after this run)"), BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), disable=as_json, transient=True) as bar:
+        task = bar.add_task("", total=pairs)
+        report = compute(benchmark, pairs, seed, time_limit_s, jobs or os.cpu_count() or 1,
+                         progress=lambda done, total: bar.update(task, completed=done))
+    written = sparsity_figure(report, out_dir, formats)
+    summary = {k: v for k, v in report.items() if k not in ("ids", "ged_upper_bound", "exact")}
+    summary |= {"exact_pairs": sum(report["exact"]), "figures": [str(p) for p in written]}
+    if as_json:
+        echo_json(summary)
+        return
+    click.echo(f"{benchmark_name}: GED upper bounds of {pairs} random pairs ({time_limit_s:g} s each"
+               f"{', from the cache' if report['cached'] else ''}): mean {report['mean']:.1f}, median "
+               f"{report['median']:.1f}, range {report['min']:.0f}–{report['max']:.0f}; "
+               f"{summary['exact_pairs']} exact")
+    _echo_written(written, as_json)
