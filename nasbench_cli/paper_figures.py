@@ -120,3 +120,35 @@ def sparsity_figure(report: dict, out_dir: Path, formats) -> list[Path]:
         written = save_figure(fig, Path(out_dir) / f"{report['benchmark']}-sparsity", formats)
         plt.close(fig)
     return written
+
+
+def features_figure(benchmark, kinds, out_dir: Path, formats) -> list[Path]:
+    """Figure 8: each feature kind's first two principal components, coloured by best test perplexity
+    (log scale; architectures that did not train all epochs in grey)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+
+    from benchmarks.features import features
+    from benchmarks.paper_analyses import best_test_perplexity, complete_rows
+
+    rows = complete_rows(benchmark)
+    other = np.setdiff1d(np.arange(benchmark.search.n), rows)
+    best = best_test_perplexity(benchmark)
+    with _rc():
+        fig, axes = plt.subplots(1, len(kinds), figsize=(4.6 * len(kinds), 4.0), squeeze=False)
+        for ax, kind in zip(axes[0], kinds):
+            matrix = np.asarray(features(benchmark, kind), dtype=np.float64)
+            centred = matrix - matrix.mean(axis=0)
+            _, _, components = np.linalg.svd(centred, full_matrices=False)
+            xy = centred @ components[:2].T
+            ax.scatter(xy[other, 0], xy[other, 1], s=2, c="lightgrey", rasterized=True, label="incomplete runs")
+            points = ax.scatter(xy[rows, 0], xy[rows, 1], s=2, c=best[rows], cmap="viridis_r",
+                                norm=LogNorm(vmin=np.nanmin(best[rows]), vmax=np.nanquantile(best[rows], 0.95)),
+                                rasterized=True)
+            ax.set(title=kind, xlabel="PC 1", ylabel="PC 2")
+            ax.legend(loc="upper right", markerscale=4)
+        fig.colorbar(points, ax=axes[0].tolist(), label="best test perplexity")
+        fig.suptitle(f"{benchmark.name}: architecture features, first two principal components (paper Fig. 8)")
+        written = save_figure(fig, Path(out_dir) / f"{benchmark.name}-features", formats)
+        plt.close(fig)
+    return written

@@ -83,3 +83,11 @@ def test_sparsity_is_seeded_and_cached(tmp_path, ptb):
     from benchmarks.graph_edit_distance import random_pairs
 
     assert cached["ids"] == ptb.search.ids[random_pairs(ptb, 6, 0)].tolist()
+
+
+def test_features_figure(tmp_path, ptb):
+    from nasbench_cli.paper_figures import features_figure
+
+    written = features_figure(ptb, ["shipped-10d"], tmp_path, ["png", "pdf"])
+    assert [p.name for p in written] == ["ptb-features.png", "ptb-features.pdf"]
+    assert written[0].stat().st_size > 20_000

@@ -27,9 +27,14 @@ def _parse_list(text: str, what: str, cast=str) -> list:
                    "(a few minutes): shows how much of the shipped features' flawed AUC is training order.")
 @click.option("--order-epochs", type=click.IntRange(1, 200), default=10, show_default=True,
               help="Doc2Vec epochs of each --order-check training.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=str), default=None,
+              help="Also draw each kind's first two principal components coloured by test perplexity "
+                   "(the paper's Fig. 8) into this folder.")
+@click.option("--format", "format_text", default="png,pdf", show_default=True,
+              help="Comma list of figure formats (with --out): png, pdf, svg.")
 @data_dir_option
 @json_option
-def features(benchmark_name, kinds, seeds, order_check, order_epochs, data_dir, as_json):
+def features(benchmark_name, kinds, seeds, order_check, order_epochs, out_dir, format_text, data_dir, as_json):
     """How informative each feature kind is: XGBoost on random 50/50 splits.
 
     Columns: ROC AUC of a classifier of flawed architectures (status != OK); R^2 of a regressor
@@ -47,11 +52,17 @@ def features(benchmark_name, kinds, seeds, order_check, order_epochs, data_dir, 
     kind_list = [check_kind(k) for k in _parse_list(kinds, "feature kinds")]
     seed_list = _parse_list(seeds, "integer seeds", int)
     benchmark = load_benchmark(benchmark_name, data_dir)
+    written = []
+    if out_dir is not None:
+        from nasbench_cli.commands.analyze_paper import _formats
+        from nasbench_cli.paper_figures import features_figure
+
+        written = [str(p) for p in features_figure(benchmark, kind_list, out_dir, _formats(format_text))]
     if as_json:
         report = feature_quality(benchmark, kind_list, seed_list)
         if order_check:
             report["order_check"] = training_order_effect(benchmark, order_epochs, seeds=seed_list)
-        echo_json(report)
+        echo_json(report | ({"figures": written} if written else {}))
         return
     from rich.console import Console
     from rich.progress import Progress
@@ -83,3 +94,5 @@ def features(benchmark_name, kinds, seeds, order_check, order_epochs, data_dir, 
         for name, auc in check["flawed_auc"].items():
             order_table.add_row(name, f"{auc['mean']:.3f} ± {auc['std']:.3f}")
         console.print(order_table)
+    for path in written:
+        console.print(f"wrote {path}")
