@@ -68,7 +68,7 @@ def bracket_schedule(max_epochs: int = 50, eta: int = 3,
 
 class Hyperband(SequentialAlgorithm):
     name = "hb"
-    description = "Hyperband, R = 50 epochs, eta = 3, promoted models continue from checkpoints"
+    description = "Hyperband, R = 50 epochs, eta = 3, B = 200 epochs (Li et al.; the release: hb-release), promoted models continue from checkpoints"
 
     @dataclass(frozen=True)
     class Settings:

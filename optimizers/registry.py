@@ -14,7 +14,7 @@ from benchmarks.errors import UserError
 ALGORITHMS = {
     "rs50e": ("random search, each architecture trained 50 epochs", "optimizers.random_search:RandomSearch50"),
     "rs10e": ("random search, each architecture trained 10 epochs", "optimizers.random_search:RandomSearch10"),
-    "hb": ("Hyperband, R = 50 epochs, eta = 3, promoted models continue from checkpoints", "optimizers.hyperband:Hyperband"),
+    "hb": ("Hyperband, R = 50 epochs, eta = 3, B = 200 epochs (Li et al.; the release: hb-release), promoted models continue from checkpoints", "optimizers.hyperband:Hyperband"),
     "asha": ("asynchronous successive halving, R = 50, eta = 3, grace 1 epoch, promotions from checkpoints", "optimizers.asha:ASHA"),
     "hb-release": ("Hyperband as the release's notebook: B = 100R/3.5, brackets drawn independently, run once", "optimizers.hyperband:HyperbandRelease"),
     "ahb": ("asynchronous Hyperband: ASHA in 4 brackets (grace 1, 3, 9, 27 epochs), syne-tune's bracket draw", "optimizers.asha:AsyncHyperband"),

@@ -4,6 +4,20 @@ import click
 from nasbench_cli.options import echo_json, json_option
 
 
+# where a default differs from the NAS-Bench-NLP release (README: "Differences from the release")
+RELEASE_DIFFERENCES = {
+    "environment": "training to E epochs charges and shows epochs 1..E; the release charges sum(wall_times[:E']) "
+                   "with E' = min(E, n-1) and shows epochs 1..E'+1 (one unpaid epoch; a log's last epoch is "
+                   "never charged); on an exact validation tie the release keeps the first seen, nasbench the "
+                   "lower row",
+    "hb": "bracket_budget_epochs None -> B = (s_max+1) R = 200 epochs, brackets repeat until the budget, new "
+          "architectures without replacement over the trial; the release's notebook: B = 100 R / 3.5, each "
+          "bracket drawn independently, one pass (= hb-release)",
+    "protocol": "1000 simulated hours x 30 trials per algorithm; the release's notebook: fixed counts (100 "
+                "architectures for RS-50E, 500 for RS-10E, one Hyperband pass, 130 for BO and RE) x 5 seeds",
+}
+
+
 @click.command("list")
 @json_option
 def list_cmd(as_json):
@@ -28,7 +42,11 @@ def list_cmd(as_json):
         plugins[name] = {"description": description, "target": point.value,
                          "distribution": dist.name if dist else None, "version": dist.version if dist else None}
     if as_json:
+        from optimizers.registry import make_algorithm
+
         echo_json({"algorithms": {n: ALGORITHMS[n][0] for n in names}, "plugins": plugins,
+                   "settings": {n: make_algorithm(n).settings_dict() for n in names},
+                   "differences_from_release": RELEASE_DIFFERENCES,
                    "benchmarks": {n: s.description for n, s in BENCHMARKS.items()}})
         return
     click.echo("algorithms (--algo NAME, a comma list, 'all' = the paper's eight, 'proxy' = prs,phb, "
