@@ -146,7 +146,7 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
     try:
         return trial_record(benchmark, algorithm, algorithm_name(spec.algo), algorithm_source(spec.algo),
                             spec.trial, spec.seed, spec.budget_s, spec.workers, spec.label or None,
-                            features=features, scores=scores)
+                            features=features, scores=scores, max_jobs=spec.max_jobs)
     except (UserError, KeyboardInterrupt):
         raise
     except Exception as exc:   # one line naming where the algorithm's code failed

@@ -106,7 +106,8 @@ def _consistency_problem(record: dict, traj: dict, workers: int) -> str | None:
     if not isinstance(record["settings"], dict) or not isinstance(record["algo"], str) \
             or not isinstance(record["benchmark"], str):
         return "benchmark, algo or settings has the wrong type"
-    expected = settings_hash(record["benchmark"], record["algo"], record["settings"], record["budget_s"], workers)
+    expected = settings_hash(record["benchmark"], record["algo"], record["settings"], record["budget_s"], workers,
+                             record.get("max_jobs"))
     if record["settings_hash"] != expected:
         return "settings_hash does not match the settings recorded (edited by hand?)"
     label = record.get("label", record["algo"])

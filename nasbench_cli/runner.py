@@ -38,6 +38,7 @@ class TrialSpec:
     path: Path
     workers: int = 1            # simulated workers training side by side
     label: str = ""             # results folder name: algo, or algo@Kw
+    max_jobs: int | None = None  # jobs started at most (`--budget release`), or None: the time budget only
 
 
 def read_existing(path: Path) -> dict | None:
@@ -47,9 +48,10 @@ def read_existing(path: Path) -> dict | None:
 
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
                 overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1,
-                data_checksum: str | None = None, label: str | None = None) -> tuple[list[TrialSpec], list[Path]]:
+                data_checksum: str | None = None, label: str | None = None,
+                max_jobs: dict | None = None) -> tuple[list[TrialSpec], list[Path]]:
     """Trials still to run, and the result files already done; refuses files made with other settings
-    or (when `data_checksum` is given) from other data.
+    or (when `data_checksum` is given) from other data. `max_jobs`: {algo: job cap} for a count budget.
 
     `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
     proxy-guided algorithms; a file made from other scores is refused too.
@@ -65,12 +67,13 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         algo_overrides = overrides.get(algo, {})
         settings = make_algorithm(algo, algo_overrides).settings_dict()
         name, source = algorithm_name(algo), algorithm_source(algo)
-        expected = settings_hash(benchmark, name, settings, budget_s, workers)
-        algo_label = check_label(label) if label else run_label(name, workers)
+        cap = (max_jobs or {}).get(algo)
+        expected = settings_hash(benchmark, name, settings, budget_s, workers, cap)
+        algo_label = check_label(label) if label else run_label(name, workers) + ("@release" if max_jobs else "")
         for k in range(trials):
             path = trial_path(out, benchmark, algo_label, k)
             spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
-                             expected, path, workers, algo_label)
+                             expected, path, workers, algo_label, cap)
             existing = None if overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
@@ -155,7 +158,7 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
 
     try:
         record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
-                           dict(spec.overrides), data_dir, spec.workers, spec.label or None)
+                           dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs)
     except (UserError, KeyboardInterrupt):
         raise
     except Exception as exc:   # one line naming where the algorithm's code failed

@@ -44,17 +44,20 @@ class SimulationEnd:
         return self.stopped_by_budget > 0
 
 
-def run_on(env: Environment, algorithm, seed: int, features=None, scores=None, workers: int = 1) -> SimulationEnd:
+def run_on(env: Environment, algorithm, seed: int, features=None, scores=None, workers: int = 1,
+           max_jobs: int | None = None) -> SimulationEnd:
     """Simulate `algorithm` on `env` with the trial inputs a seed gives (rng = default_rng(seed))."""
     inputs = SearchInputs(search=env.search, rng=np.random.default_rng(seed), seed=seed, features=features,
                           scores=scores, workers=workers)
-    return simulate(algorithm, env, inputs, workers)
+    return simulate(algorithm, env, inputs, workers, max_jobs)
 
 
-def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1) -> SimulationEnd:
+def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1,
+             max_jobs: int | None = None) -> SimulationEnd:
     """Run `algorithm` on `env` (whose `budget_s` is the wall-clock budget) with `workers` simulated
-    workers. Fills `env.history` (one point per finished job) and sets `env.time_s` to the last
-    simulated second any worker was busy."""
+    workers, starting at most `max_jobs` jobs if given (a count budget, as the release's notebook).
+    Fills `env.history` (one point per finished job) and sets `env.time_s` to the last simulated second
+    any worker was busy."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     budget = env.budget_s
@@ -70,7 +73,7 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
     algorithm.start(inputs)
     try:
         while True:
-            while free:
+            while free and (max_jobs is None or sequence < max_jobs):
                 job = ask()
                 if job is None:
                     break

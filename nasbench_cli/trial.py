@@ -8,12 +8,15 @@ import numpy as np
 RESULT_FORMAT = "nasbench-trial/2"   # /1: before `best_arch` became `benchmark_best_arch`
 
 
-def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, workers: int = 1) -> str:
-    """Stable hash of everything that defines a trial's outcome except its seed. One worker hashes as
-    before simulated workers existed, so earlier result files and baselines stay valid."""
+def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, workers: int = 1,
+                  max_jobs: int | None = None) -> str:
+    """Stable hash of everything that defines a trial's outcome except its seed. One worker and no job
+    cap hash as before those existed, so earlier result files and baselines stay valid."""
     fields = {"benchmark": benchmark, "algo": algo, "settings": settings, "budget_s": budget_s}
     if workers != 1:
         fields["workers"] = int(workers)
+    if max_jobs is not None:
+        fields["max_jobs"] = int(max_jobs)
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -82,7 +85,8 @@ def current_scores_checksum(benchmark, algo: str, overrides: dict | None = None)
     return scores_checksum(load_scores(benchmark, make_algorithm(algo, overrides).score_metric))
 
 
-def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, scores=None, workers: int = 1):
+def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, scores=None, workers: int = 1,
+                  max_jobs: int | None = None):
     """Simulate one trial of `algorithm` (an instance, or a registry name with default settings) on the
     searcher's table `search` with `workers` simulated workers and a wall-clock budget of `budget_s`
     simulated seconds; returns the Environment (its `history` holds one point per finished job)."""
@@ -93,7 +97,7 @@ def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, 
     if isinstance(algorithm, str):
         algorithm = make_algorithm(algorithm)
     env = Environment(search, budget_s)
-    run_on(env, algorithm, seed, features, scores, workers)
+    run_on(env, algorithm, seed, features, scores, workers, max_jobs)
     return env
 
 
@@ -105,7 +109,8 @@ def job_log(history) -> dict:
 
 
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
-              overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None) -> dict:
+              overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None,
+              max_jobs: int | None = None) -> dict:
     """Run trial `trial` (seeded with `seed`) of the algorithm `algo` (a built-in name, a plugin's name or
     spec) with `workers` simulated workers and return the result record (JSON-ready), compared under
     `label` (default `run_label(name, workers)`)."""
@@ -115,30 +120,32 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
     benchmark = load_benchmark(benchmark_name, data_dir)
     algorithm = make_algorithm(algo, overrides)
     return trial_record(benchmark, algorithm, algorithm_name(algo), algorithm_source(algo), trial, seed, budget_s,
-                        workers, label)
+                        workers, label, max_jobs=max_jobs)
 
 
 LOAD = object()   # trial_record's default for features and scores: read them from the caches here
 
 
 def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
-                 workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD) -> dict:
+                 workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
+                 max_jobs: int | None = None) -> dict:
     """Simulate one trial of the algorithm instance `algorithm` on a loaded `benchmark` and return its
     result record (format `RESULT_FORMAT`, every field documented in docs/result-format.md). `name`: the
     algorithm's name in results; `source`: where its class came from (None for a built-in one).
     `features`, `scores`: the algorithm's feature matrix and training-free scores when the caller already
-    has them (a Dask worker gets them from the client); by default they are read from the caches."""
+    has them (a Dask worker gets them from the client); by default they are read from the caches.
+    `max_jobs`: start at most this many jobs (`nasbench run --budget release`); recorded only when set."""
     from benchmarks.regret import final_regret, trajectory
 
     feats = load_features(benchmark, algorithm.feature_kind) if features is LOAD else features
     scores = load_scores(benchmark, algorithm.score_metric) if scores is LOAD else scores
     started = time.process_time()
     wall_started = time.perf_counter()
-    env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers)
+    env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers, max_jobs)
     compute_s = time.process_time() - started
     settings = algorithm.settings_dict()
     traj = trajectory(benchmark, env.history)
-    return {
+    record = {
         "format": RESULT_FORMAT,
         "benchmark": benchmark.name,
         "algo": name,
@@ -149,7 +156,7 @@ def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: in
         "seed": seed,
         "budget_s": budget_s,
         "settings": settings,
-        "settings_hash": settings_hash(benchmark.name, name, settings, budget_s, workers),
+        "settings_hash": settings_hash(benchmark.name, name, settings, budget_s, workers, max_jobs),
         "versions": package_versions(),
         "data_checksum": benchmark.checksum,
         "scores_checksum": scores_checksum(scores),
@@ -164,3 +171,6 @@ def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: in
         "trajectory": traj,
         "jobs": job_log(env.history),
     }
+    if max_jobs is not None:
+        record["max_jobs"] = int(max_jobs)
+    return record

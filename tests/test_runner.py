@@ -300,3 +300,25 @@ def test_summary_wording_for_one_trial_and_a_plot_of_one_algorithm(tmp_path):
     figures = nasbench("plot", str(tmp_path), "--out", str(tmp_path / "figs"), "--format", "png", "--json")
     names = {p.rsplit("/", 1)[-1] for p in json.loads(figures.stdout)["files"]}
     assert names == {"ptb-regret-vs-time.png", "ptb-final-regret-cdf.png"}   # no ranking of one algorithm
+
+
+def test_budget_release_runs_the_notebooks_fixed_counts(tmp_path, ptb):
+    """rs50e 100 architectures, rs10e 500, re 130, hb-release one pass; 5 trials; labelled ALGO@release;
+    a rerun does nothing; algorithms the notebook does not run are refused in one line."""
+    from tests.test_run_processes import nasbench
+
+    args = ("run", "--algo", "rs50e,rs10e,re,hb-release", "--budget", "release", "--out", str(tmp_path), "--json")
+    first = nasbench(*args)
+    assert first.returncode == 0, first.stderr
+    summary = json.loads(first.stdout)
+    assert sorted(summary["algorithms"]) == ["hb-release@release", "re@release", "rs10e@release", "rs50e@release"]
+    for algo, count in (("rs50e", 100), ("rs10e", 500), ("re", 130)):
+        records = [json.loads((tmp_path / "ptb" / f"{algo}@release" / f"trial-{k}.json").read_text()) for k in range(5)]
+        assert [r["n_evaluations"] for r in records] == [count] * 5 and records[0]["max_jobs"] == count
+        assert all(r["simulated_time_s"] < 400 * 3600 for r in records)
+    assert not (tmp_path / "ptb" / "rs50e@release" / "trial-5.json").exists()
+    assert json.loads(nasbench(*args).stdout)["ran"] == 0
+    refused = nasbench("run", "--algo", "tpe", "--budget", "release", "--out", str(tmp_path))
+    assert refused.returncode == 2 and "covers the release notebook's algorithms" in refused.stderr
+    report = nasbench("report", str(tmp_path), "--json")
+    assert report.returncode == 0, report.stderr

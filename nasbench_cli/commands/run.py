@@ -6,6 +6,13 @@ from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, f
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
 
+# `--budget release`: the release notebook's fixed evaluation counts (benchmarking_examples.ipynb: 100
+# iterations per round, 5 rounds): RS-50E 100 architectures, RS-10E 500, BO and RE 130 (1.3 x 100),
+# Hyperband one pass of its own brackets (hb-release). Jobs started, not simulated hours, end a trial.
+RELEASE_JOBS = {"rs50e": 100, "rs10e": 500, "bo10d": 130, "bo50d": 130, "re": 130, "hb-release": None}
+RELEASE_TRIALS = 5
+RELEASE_BUDGET_HOURS = 100_000.0   # never binding: a release trial takes about 220 simulated hours
+
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: workers stopped, finished trials kept."""
@@ -77,6 +84,10 @@ def summarize(paths) -> dict:
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
               callback=finite,
               help="Simulated wall-clock budget per trial, in hours (with one worker: training time).")
+@click.option("--budget", "budget_kind", type=click.Choice(["hours", "release"]), default="hours", show_default=True,
+              help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
+                   "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
+                   "5 trials unless --trials), results labelled ALGO@release.")
 @click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: all cores); never changes a result.")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where trials run: local worker processes (--jobs), or a dask.distributed cluster "
@@ -99,8 +110,8 @@ def summarize(paths) -> dict:
 @click.option("--overwrite", is_flag=True, help="Rerun trials whose files were made with other settings.")
 @data_dir_option
 @json_option
-def run(algo_text, benchmark_name, trials, budget_hours, jobs, backend, scheduler, workers, label, seed, out, set_items,
-        overwrite, data_dir, as_json):
+def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, backend, scheduler, workers, label, seed,
+        out, set_items, overwrite, data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
     Each trial simulates --workers K workers on one clock: a free worker asks the algorithm for a job
@@ -130,14 +141,34 @@ def run(algo_text, benchmark_name, trials, budget_hours, jobs, backend, schedule
                 raise UserError(f"--label names one run: give one --algo, not {len(algos)}")
             check_label(label)
         overrides = parse_overrides(set_items, algos)
+        max_jobs = None
+        if budget_kind == "release":
+            max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
         for algo in algos:                                      # every setting checked before anything is written
             make_algorithm(algo, overrides.get(algo))
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
-                        Path(out), overwrite, data_dir, as_json, label, dask_choice)
+                        Path(out), overwrite, data_dir, as_json, label, dask_choice, max_jobs)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _release_budget(algos, trials, workers) -> tuple[dict, int, float]:
+    """({algo: job cap or None}, trials, budget hours) for `--budget release`; UserError for an algorithm
+    the release's notebook does not run, or for simulated workers (it trains one architecture at a time)."""
+    from benchmarks.errors import UserError
+
+    others = [a for a in algos if a not in RELEASE_JOBS]
+    if others:
+        raise UserError(f"--budget release covers the release notebook's algorithms ({', '.join(RELEASE_JOBS)}), "
+                        f"not {', '.join(others)}")
+    if workers != 1:
+        raise UserError("--budget release is the release's sequential protocol: use one worker")
+    source = click.get_current_context().get_parameter_source("trials")
+    if source != click.core.ParameterSource.COMMANDLINE:
+        trials = RELEASE_TRIALS
+    return {a: RELEASE_JOBS[a] for a in algos}, trials, RELEASE_BUDGET_HOURS
 
 
 def _backend_choice(backend, jobs, scheduler):
@@ -160,7 +191,7 @@ def _backend_choice(backend, jobs, scheduler):
 
 
 def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed, out,
-                overwrite, data_dir, as_json, label=None, dask_choice=None):
+                overwrite, data_dir, as_json, label=None, dask_choice=None, max_jobs=None):
     """The run itself, while this process holds the results folder's lock."""
     import math
     import os
@@ -173,7 +204,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
     todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
-                             workers, benchmark.checksum, label)
+                             workers, benchmark.checksum, label, max_jobs)
     cores = os.cpu_count() or 1
     if jobs is not None and jobs > cores and not as_json:
         click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
@@ -212,7 +243,8 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
-    labels = [label] if label else [run_label(algorithm_name(a), workers) for a in algos]
+    labels = [label] if label else [run_label(algorithm_name(a), workers) + ("@release" if max_jobs else "")
+                                    for a in algos]
     paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
