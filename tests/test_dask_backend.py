@@ -211,6 +211,9 @@ def stop(*procs) -> None:
 
 
 def test_an_external_cluster_needs_no_data_and_survives_losing_its_scheduler(tmp_path, ptb):
+    """Workers without the nanny preload are refused; workers that cannot see the data or any cache give
+    the local backend's files (features and training-free scores shipped from the client); the scheduler
+    killed mid-run is one line with the finished files kept, and another cluster completes the rest."""
     cache = tmp_path / "cache"             # the client's own cache, with training-free scores for prs
     cache.mkdir()
     import shutil
@@ -223,6 +226,16 @@ def test_an_external_cluster_needs_no_data_and_survives_losing_its_scheduler(tmp
     suite = ["--algo", "rs10e,bo10d,prs", "--set", "prs.metric=num_params", "--trials", "2", "--budget-hours", "40"]
     plugin = slow_plugin(tmp_path)
     scheduler, address = start_scheduler(tmp_path)
+    workers = start_workers(address, tmp_path, preload=False)   # hash randomisation on: refused
+    try:
+        refused = nasbench("run", "--algo", "rs10e", "--trials", "1", "--budget-hours", "10", "--backend", "dask",
+                           "--scheduler", address, "--out", str(tmp_path / "refused"))
+    finally:
+        stop(workers)
+    assert refused.returncode == 2, refused.stderr
+    assert "hash randomisation on" in refused.stderr and "--preload-nanny nasbench_cli.dask_nanny" in refused.stderr
+    assert "Traceback" not in refused.stderr and not list((tmp_path / "refused").rglob("trial-*.json"))
+
     workers = start_workers(address, tmp_path)
     try:
         remote = nasbench("run", *suite, "--backend", "dask", "--scheduler", address, "--out",
@@ -247,28 +260,10 @@ def test_an_external_cluster_needs_no_data_and_survives_losing_its_scheduler(tmp
     finally:
         stop(workers, scheduler)
 
-    scheduler, address = start_scheduler(tmp_path)         # a new cluster completes the rest
-    workers = start_workers(address, tmp_path)
-    try:
-        done = nasbench(*slow_run_args(plugin, out), "--backend", "dask", "--scheduler", address, "--json")
-        assert done.returncode == 0, done.stderr
-        assert json.loads(done.stdout)["skipped"] == kept
-    finally:
-        stop(workers, scheduler)
+    done = nasbench(*slow_run_args(plugin, out), "--backend", "dask", "--scheduler", "local:2", "--json")
+    assert done.returncode == 0, done.stderr          # another cluster completes the rest
+    assert json.loads(done.stdout)["skipped"] == kept
     assert_same_trials(tmp_path, plugin, out, 6)
-
-
-def test_workers_with_hash_randomisation_are_refused(tmp_path, ptb):
-    scheduler, address = start_scheduler(tmp_path)
-    workers = start_workers(address, tmp_path, preload=False)
-    try:
-        refused = nasbench("run", "--algo", "rs10e", "--trials", "1", "--budget-hours", "10", "--backend", "dask",
-                           "--scheduler", address, "--out", str(tmp_path / "out"))
-    finally:
-        stop(workers, scheduler)
-    assert refused.returncode == 2, refused.stderr
-    assert "hash randomisation on" in refused.stderr and "--preload-nanny nasbench_cli.dask_nanny" in refused.stderr
-    assert "Traceback" not in refused.stderr and not list((tmp_path / "out").rglob("trial-*.json"))
 
 
 # -- one-line errors and the checks a worker makes -----------------------------------------------------
