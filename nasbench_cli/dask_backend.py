@@ -180,9 +180,11 @@ def connect(choice: SchedulerChoice):
 
         from nasbench_cli.dask_nanny import QUIET_WORKER
 
-        with dask.config.set(QUIET_WORKER):   # the scheduler here: no 20 ms tick, no 0.5 s system monitor
+        # the scheduler here: no 20 ms tick, no 0.5 s system monitor; its HTTP server (which starts even
+        # without a dashboard) on a free port, not 8787, which another cluster may hold
+        with dask.config.set(QUIET_WORKER):
             cluster = distributed.LocalCluster(n_workers=choice.local_workers, threads_per_worker=1,
-                                               processes=True, dashboard_address=None, silence_logs=50,
+                                               processes=True, dashboard_address=":0", silence_logs=50,
                                                preload_nanny=[NANNY_PRELOAD])
         try:
             return distributed.Client(cluster, set_as_default=False), cluster

@@ -70,8 +70,11 @@ def dask_worker_processes(pid: int) -> list[int]:
 
 
 def start_run(args) -> subprocess.Popen:
+    """The run as a process with SIGINT at its default (a shell running pytest in the background ignores
+    SIGINT, and children inherit that), so the test's Ctrl-C reaches Python as KeyboardInterrupt."""
     return subprocess.Popen([sys.executable, "-m", "nasbench_cli.main", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def wait_for_files(folder: Path, count: int, timeout_s: float = 120) -> None:
