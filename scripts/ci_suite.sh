@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The reduced suite of the CI regression gate: all eight paper algorithms, 20 trials, 100 simulated hours
-# (200 h until the Dask tests joined CI: the suite took 135 s of the 10-minute CI limit, now about 35 s).
+# The reduced suite of the CI regression gate: all eight paper algorithms, 12 trials, 100 simulated hours
+# (20 trials at 200 h until the Dask tests joined CI: that took 135 s of the 10-minute CI limit, now about 20 s).
 # Usage: scripts/ci_suite.sh OUT_DIR  (then: nasbench check OUT_DIR --baseline results/baselines/ci-ptb.json)
 # To refresh the baseline after an intended change:
 #   scripts/ci_suite.sh /tmp/ci && nasbench check /tmp/ci --write-baseline results/baselines/ci-ptb.json
 set -euo pipefail
 out=${1:?usage: scripts/ci_suite.sh OUT_DIR}
-exec nasbench run --algo all --trials 20 --budget-hours 100 --jobs 2 --seed 0 --out "$out"
+exec nasbench run --algo all --trials 12 --budget-hours 100 --jobs 2 --seed 0 --out "$out"

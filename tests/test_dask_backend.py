@@ -95,9 +95,9 @@ def wait_gone(pids, timeout_s: float = 30) -> None:
 
 def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
     """Six algorithms (model-based ones included: features ship from the client) at one worker, and
-    three at 3 simulated workers; then the same command resumes with nothing to do."""
+    three at 3 simulated workers (resuming is tested with the faults below)."""
     local, dask = tmp_path / "local", tmp_path / "dask"
-    suites = [["--algo", "rs10e,hb,re,tpe,smac,bo10d", "--trials", "2", "--budget-hours", "30"],
+    suites = [["--algo", "rs10e,hb,re,tpe,smac,bo10d", "--trials", "1", "--budget-hours", "30"],
               ["--algo", "asha,hb,re", "--workers", "3", "--trials", "2", "--budget-hours", "20"]]
     for suite in suites:
         ran_local = nasbench("run", *suite, "--jobs", "2", "--out", str(local), "--json")
@@ -108,9 +108,7 @@ def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
         summaries = [{label: {k: v for k, v in s.items() if k != "compute_s_per_trial"}
                       for label, s in json.loads(r.stdout)["algorithms"].items()} for r in (ran_local, ran_dask)]
         assert summaries[0] == summaries[1]
-    assert_same_files(local, dask, 18)
-    again = nasbench("run", *suites[1], "--backend", "dask", "--scheduler", "local:2", "--out", str(dask), "--json")
-    assert again.returncode == 0 and json.loads(again.stdout)["ran"] == 0
+    assert_same_files(local, dask, 12)
 
 
 # -- faults on a LocalCluster --------------------------------------------------------------------------

@@ -47,13 +47,23 @@ def test_metrics_and_transfer_numbers(ptb, wt2):
 def test_commands_print_tables_json_and_figures(tmp_path, ptb):
     table = nasbench("analyze", "table2", "--top", "2")
     assert table.returncode == 0 and "78.5" in table.stdout and "1 beat the GRU" in table.stdout
-    for command, stems in (("metrics", ["ptb-metrics"]), ("fidelity", ["ptb-fidelity"]),
-                           ("transfer", ["ptb-wt2-transfer"])):
-        result = nasbench("analyze", command, "--out", str(tmp_path), "--format", "png,pdf", "--json")
-        assert result.returncode == 0, result.stderr
-        report = json.loads(result.stdout)
-        assert sorted(report["figures"]) == sorted(str(tmp_path / f"{s}.{f}") for s in stems for f in ("pdf", "png"))
-        assert all((tmp_path / f"{s}.png").stat().st_size > 10_000 for s in stems)
+    result = nasbench("analyze", "fidelity", "--epochs", "1,10", "--out", str(tmp_path), "--format", "png,pdf",
+                      "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert list(report["epochs"]) == ["1", "10"] and report["epochs"]["1"]["kendall_tau"] == pytest.approx(0.4622,
+                                                                                                         abs=1e-4)
+    assert sorted(report["figures"]) == [str(tmp_path / "ptb-fidelity.pdf"), str(tmp_path / "ptb-fidelity.png")]
+
+
+def test_figures_of_metrics_and_transfer(tmp_path, ptb, wt2):
+    from benchmarks.paper_analyses import metrics, transfer
+    from nasbench_cli.paper_figures import metrics_figure, transfer_figure
+
+    written = metrics_figure(ptb, metrics(ptb), tmp_path, ["png", "pdf"]) + \
+        transfer_figure(transfer(ptb, wt2), tmp_path, ["png"])
+    assert [p.name for p in written] == ["ptb-metrics.png", "ptb-metrics.pdf", "ptb-wt2-transfer.png"]
+    assert all(p.stat().st_size > 10_000 for p in written)
     bad = nasbench("analyze", "fidelity", "--epochs", "0,51")
     assert bad.returncode == 2 and "between 1 and 50" in bad.stderr and "Traceback" not in bad.stderr
 

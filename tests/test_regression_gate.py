@@ -19,7 +19,7 @@ def test_reduced_suite_has_not_regressed(tmp_path, ptb):
     run = subprocess.run(["bash", str(REPO / "scripts" / "ci_suite.sh"), str(tmp_path)], capture_output=True,
                          text=True, env=env)
     assert run.returncode == 0, run.stderr[-2000:]
-    assert len(list((tmp_path / "ptb").rglob("trial-*.json"))) == 160
+    assert len(list((tmp_path / "ptb").rglob("trial-*.json"))) == 96
     check = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "check", str(tmp_path), "--baseline",
                             str(BASELINE), "--json"], capture_output=True, text=True)
     print(check.stdout)
