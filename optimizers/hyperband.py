@@ -129,20 +129,14 @@ class HyperbandRelease(Hyperband):
     description = "Hyperband as the release's notebook: B = 100R/3.5, brackets drawn independently, one pass"
 
     @dataclass(frozen=True)
-    class Settings:
-        max_epochs: int = 50
-        eta: int = 3
-        bracket_budget_epochs: float | None = 100 * 50 / 3.5
-        promote: str = "best"
+    class Settings(Hyperband.Settings):
+        bracket_budget_epochs: float | None = 100 * 50 / 3.5   # the release's B
         passes: int = 1               # times the brackets s_max..0 run (the release: once)
 
         def __post_init__(self):
-            if self.promote not in PROMOTE_MODES:
-                raise UserError(f"hb-release setting promote must be one of {', '.join(PROMOTE_MODES)}, "
-                                f"got '{self.promote}'")
+            super().__post_init__()
             if self.passes < 1:
                 raise UserError(f"hb-release setting passes must be >= 1, got {self.passes}")
-            bracket_schedule(self.max_epochs, self.eta, self.bracket_budget_epochs)
 
     def config_source(self, inputs: SearchInputs):
         """`take(n)`: n rows drawn without replacement within the bracket, independently of other
