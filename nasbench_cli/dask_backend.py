@@ -45,7 +45,8 @@ class SchedulerChoice:
     address: str | None = None
 
     def describe(self) -> str:
-        return f"a local Dask cluster of {self.local_workers} worker processes" if self.local_workers \
+        return f"a local Dask cluster of {self.local_workers} worker process{'es' if self.local_workers != 1 else ''}" \
+            if self.local_workers \
             else f"the Dask scheduler at {self.address}"
 
 

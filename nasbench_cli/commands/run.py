@@ -215,7 +215,8 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         if dask_choice is not None and not as_json:
-            click.echo(f"running {len(todo)} trials on {dask_choice.describe()}", err=True)
+            click.echo(f"running {len(todo)} trial{'s' if len(todo) != 1 else ''} on {dask_choice.describe()}",
+                       err=True)
 
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                       TimeElapsedColumn(), TextColumn("{task.fields[last]}"), disable=as_json,
