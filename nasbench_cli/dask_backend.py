@@ -202,7 +202,7 @@ def connect(choice: SchedulerChoice):
 def execute_dask(specs, choice: SchedulerChoice, inputs: TrialInputs, on_done=None) -> tuple[list[dict], list[str]]:
     """Run `specs` on the cluster; returns (summaries, errors) as `runner.execute`. Each record is checked
     and written here, as it arrives. SchedulerLost if the scheduler goes away (finished files kept)."""
-    from nasbench_cli.runner import TrialFailed, write_record
+    from nasbench_cli.runner import failure_line, write_record
 
     distributed = import_distributed()
     import logging
@@ -254,8 +254,7 @@ def execute_dask(specs, choice: SchedulerChoice, inputs: TrialInputs, on_done=No
                 errors.append(f"{spec.label or spec.algo} trial {spec.trial}: the Dask workers running it died "
                               f"{_allowed_failures() + 1} times (out of memory?); rerun to try it again")
             except Exception as exc:   # a failed trial is reported, the others go on
-                what = str(exc) if isinstance(exc, TrialFailed) else f"{type(exc).__name__}: {exc}"
-                errors.append(f"{spec.label or spec.algo} trial {spec.trial}: {what}")
+                errors.append(failure_line(spec, exc))
             else:
                 check_source(spec, record)
                 summary = write_record(spec, record)

@@ -18,6 +18,18 @@ from nasbench_cli import aggregate
 REGRET_FLOOR = 1e-3
 DPI = 150
 FORMATS = ("png", "pdf", "svg")
+
+
+def parse_formats(text: str) -> list[str]:
+    """`png,pdf` -> ["png", "pdf"]; UserError naming an unknown format."""
+    from benchmarks.errors import UserError
+    from nasbench_cli.results_io import parse_name_list
+
+    formats = parse_name_list(text.lower()) or []
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise UserError(f"unknown figure format {', '.join(bad) or repr(text)}; choose from {', '.join(FORMATS)}")
+    return formats
 FIGSIZE_IN = (7.4, 4.2)
 
 # registry algorithms: Okabe-Ito colours (colour-blind safe), line style by family

@@ -179,6 +179,12 @@ class TrialFailed(Exception):
     """A trial raised: the exception's type, message and where it was raised, as one line."""
 
 
+def failure_line(spec: TrialSpec, exc: BaseException) -> str:
+    """The run's one-line report of a failed trial."""
+    what = str(exc) if isinstance(exc, TrialFailed) else f"{type(exc).__name__}: {exc}"
+    return f"{spec.label or spec.algo} trial {spec.trial}: {what}"
+
+
 def where_raised(exc: BaseException) -> str:
     """'raised in FILE:LINE, in FUNCTION' for the innermost frame of `exc`'s traceback."""
     import traceback
@@ -223,8 +229,7 @@ def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[
             except UserError:
                 raise
             except Exception as exc:  # a failed trial is reported, the others go on
-                what = str(exc) if isinstance(exc, TrialFailed) else f"{type(exc).__name__}: {exc}"
-                errors.append(f"{spec.label or spec.algo} trial {spec.trial}: {what}")
+                errors.append(failure_line(spec, exc))
                 summary = None
             if summary is not None:
                 summaries.append(summary)

@@ -54,10 +54,10 @@ def features(benchmark_name, kinds, seeds, order_check, order_epochs, out_dir, f
     benchmark = load_benchmark(benchmark_name, data_dir)
     written = []
     if out_dir is not None:
-        from nasbench_cli.commands.analyze_paper import _formats
         from nasbench_cli.paper_figures import features_figure
+        from nasbench_cli.plotting import parse_formats
 
-        written = [str(p) for p in features_figure(benchmark, kind_list, out_dir, _formats(format_text))]
+        written = [str(p) for p in features_figure(benchmark, kind_list, out_dir, parse_formats(format_text))]
     if as_json:
         report = feature_quality(benchmark, kind_list, seed_list)
         if order_check:

@@ -2,23 +2,12 @@
 import click
 
 from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.plotting import parse_formats
 
 figures_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=str),
                               default="figures/analyses", show_default=True, help="Folder for the figures.")
 format_option = click.option("--format", "format_text", default="png,pdf", show_default=True,
                              help="Comma list of figure formats: png (150 dpi), pdf, svg.")
-
-
-def _formats(format_text: str) -> list[str]:
-    from benchmarks.errors import UserError
-    from nasbench_cli.plotting import FORMATS
-    from nasbench_cli.results_io import parse_name_list
-
-    formats = parse_name_list(format_text.lower()) or []
-    bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise UserError(f"unknown figure format {', '.join(bad) or repr(format_text)}; choose from {', '.join(FORMATS)}")
-    return formats
 
 
 def _echo_written(written, as_json) -> None:
@@ -82,7 +71,7 @@ def metrics(benchmark_name, out_dir, format_text, data_dir, as_json):
     from benchmarks.registry import load_benchmark
     from nasbench_cli.paper_figures import metrics_figure
 
-    formats = _formats(format_text)
+    formats = parse_formats(format_text)
     benchmark = load_benchmark(benchmark_name, data_dir)
     report = compute(benchmark)
     written = metrics_figure(benchmark, report, out_dir, formats)
@@ -118,7 +107,7 @@ def fidelity(benchmark_name, epochs_text, out_dir, format_text, data_dir, as_jso
     from benchmarks.registry import load_benchmark
     from nasbench_cli.paper_figures import fidelity_figure
 
-    formats = _formats(format_text)
+    formats = parse_formats(format_text)
     benchmark = load_benchmark(benchmark_name, data_dir)
     try:
         epochs = [int(e) for e in epochs_text.split(",") if e.strip()]
@@ -150,7 +139,7 @@ def transfer(out_dir, format_text, data_dir, as_json):
     from benchmarks.registry import load_benchmark
     from nasbench_cli.paper_figures import transfer_figure
 
-    formats = _formats(format_text)
+    formats = parse_formats(format_text)
     report = compute(load_benchmark("ptb", data_dir), load_benchmark("wt2", data_dir))
     written = transfer_figure(report, out_dir, formats)
     if as_json:
@@ -187,7 +176,7 @@ def sparsity(benchmark_name, pairs, time_limit_s, seed, jobs, out_dir, format_te
     from benchmarks.registry import load_benchmark
     from nasbench_cli.paper_figures import sparsity_figure
 
-    formats = _formats(format_text)
+    formats = parse_formats(format_text)
     benchmark = load_benchmark(benchmark_name, data_dir)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

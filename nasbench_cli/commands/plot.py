@@ -27,14 +27,10 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, as_json)
     """
     from pathlib import Path
 
-    from benchmarks.errors import UserError
-    from nasbench_cli.plotting import FORMATS, plot_benchmark
+    from nasbench_cli.plotting import parse_formats, plot_benchmark
     from nasbench_cli.results_io import load_many, parse_name_list, verify_against_data
 
-    formats = parse_name_list(format_text.lower()) or []
-    bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise UserError(f"unknown figure format {', '.join(bad) or repr(format_text)}; choose from {', '.join(FORMATS)}")
+    formats = parse_formats(format_text)
     results = load_many(results_dirs, parse_name_list(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     out = Path(out_dir) if out_dir else Path(results_dirs[0]) / "figures"
