@@ -25,6 +25,7 @@ ALGORITHMS = {
     "smac": ("SMAC3 (HPO facade) over the box of 10-d graph2vec features, snapped to architectures", "optimizers.smac_search:SMAC"),
     "prs": ("proxy-guided random search: best of 10 by hidden covariance, trained 50 epochs", "optimizers.proxy_random_search:ProxyRandomSearch"),
     "phb": ("proxy-guided Hyperband: new architectures are the best by hidden covariance of 3x as many", "optimizers.proxy_hyperband:ProxyHyperband"),
+    "lcbo": ("learning-curve-aware ASHA: rungs 1/2/9/50, promotion by a curve model fit online, proxy-filtered new cells", "optimizers.lcbo:LearningCurveBO"),
     "optuna": ("Optuna TPE sampler + Hyperband pruner over epochs, 10-d graph2vec box (extra: libs)", "optimizers.optuna_search:OptunaTPE"),
     "dehb": ("DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box (extra: libs)", "optimizers.dehb_search:DEHBSearch"),
     "smac-mf": ("SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box", "optimizers.smac_multifidelity:SMACMultiFidelity"),

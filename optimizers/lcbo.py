@@ -1,0 +1,250 @@
+"""Learning-curve-aware asynchronous successive halving (`lcbo`).
+
+ASHA's loop (Li et al. 2020): a free worker gets the best promotable result of the highest rung, or
+else a new architecture at the first rung. Three things differ, each a setting (ablations switch
+them off one at a time):
+
+- **Rungs and quotas.** Rungs at 1, 2, 9 and 50 epochs; a result is promoted while it ranks among
+  the top `keep` share of its rung's results (1/3 after 1 epoch, 1/20 after 2, 1/3 after 9). The
+  second epoch is cheap and tells a lot: the slope of a learning curve between epochs 1 and 2
+  separates the cells that keep improving from those that have flattened.
+- **Ranking by a learned curve model, not by the last loss.** A result at rung k is ranked by a
+  prediction of its validation log-perplexity at rung k+1 from what the trial paid for: the last
+  validation loss, the slope of the paid validation curve over its last epoch, the last training
+  loss, and (if set) the training-free score and the graph features. The model is a bag of `bags`
+  ridge regressions on bootstrap samples of this trial's own promoted results (the only ones whose
+  next-rung loss it has seen); ranking uses mean - `beta` x std across the bag (optimism about
+  uncertain curves). Until `min_points` results have reached the next rung, the rank comes from
+  the linear extrapolation last + `slope_weight` x (last - previous).
+- **New architectures from a training-free filter** (if `metric` is set): each new architecture is
+  the best-scored of `oversample` random unscored candidates, each score charged `score_cost_s`
+  simulated seconds to the job that starts it (as `phb`).
+
+Fairness: the model's data are the validation/train losses of epochs this trial trained (kept from
+its own observations), the feature rows and the training-free scores; nothing from the table's
+unseen epochs or test losses. Each fit is kept in `self.fits` for the tests to check that.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.errors import UserError
+from optimizers.base import Algorithm, Job, SearchInputs
+
+
+def parse_numbers(text: str, kind, what: str) -> list:
+    try:
+        values = [kind(t) for t in str(text).split(",") if t.strip()]
+    except ValueError:
+        raise UserError(f"lcbo {what} must be a comma list of numbers, got '{text}'") from None
+    if not values:
+        raise UserError(f"lcbo {what} must not be empty")
+    return values
+
+
+class LearningCurveBO(Algorithm):
+    name = "lcbo"
+    description = ("learning-curve-aware ASHA: rungs 1/2/9/50 epochs, promotion by a bagged ridge curve model "
+                   "fit online, new cells the best by hidden covariance of 3")
+
+    @dataclass(frozen=True)
+    class Settings:
+        rungs: str = "1,2,9,50"              # epochs of each rung, ascending; the last is full training
+        keep: str = "0.333,0.05,0.333"       # share of a rung's results promoted to the next (one per rung but the last)
+        slope_weight: float = 1.0            # fallback rank: last + slope_weight * (last - previous epoch)
+        model: bool = True                   # rank by the learned curve model once it has min_points
+        min_points: int = 20                 # next-rung results needed before a rung's model is used
+        refit_every: int = 10                # new next-rung results between refits
+        bags: int = 10                       # bootstrap ridge models; their spread is the std
+        ridge: float = 1e-3                  # L2 penalty on standardised inputs
+        beta: float = 1.0                    # rank by mean - beta * std
+        metric: str | None = "hidden_covariance_l1"   # training-free score for new cells; None = uniform
+        higher_is_better: bool = True
+        oversample: int = 3                  # candidates scored per new architecture (1 = no filter)
+        score_cost_s: float = 2.0            # simulated seconds charged per scored candidate
+        score_in_model: bool = True          # the model also reads the training-free score
+        features: str | None = None          # graph feature kind the model also reads (None: none)
+
+        def __post_init__(self):
+            rungs = parse_numbers(self.rungs, int, "rungs")
+            keep = parse_numbers(self.keep, float, "keep")
+            if rungs != sorted(set(rungs)) or rungs[0] < 1:
+                raise UserError(f"lcbo rungs must be increasing epoch counts >= 1, got '{self.rungs}'")
+            if len(keep) != len(rungs) - 1 or not all(0 < k <= 1 for k in keep):
+                raise UserError(f"lcbo keep needs one share in (0, 1] per rung but the last ({len(rungs) - 1}), "
+                                f"got '{self.keep}'")
+            if self.min_points < 3 or self.refit_every < 1 or self.bags < 1 or self.oversample < 1 \
+                    or self.score_cost_s < 0 or self.ridge < 0:
+                raise UserError("lcbo needs min_points >= 3, refit_every >= 1, bags >= 1, oversample >= 1, "
+                                "score_cost_s >= 0 and ridge >= 0")
+
+    def start(self, inputs: SearchInputs) -> None:
+        s = self.settings
+        self._levels = parse_numbers(s.rungs, int, "rungs")
+        if self._levels[-1] > inputs.search.max_epochs:
+            raise UserError(f"lcbo's last rung ({self._levels[-1]} epochs) exceeds the benchmark's "
+                            f"{inputs.search.max_epochs} epochs")
+        self._keep = parse_numbers(s.keep, float, "keep")
+        self._rng = inputs.rng
+        n = inputs.search.n
+        self._candidates = None
+        if s.metric is not None and s.oversample > 1:
+            from optimizers.proxy_candidates import ScoredCandidates
+
+            self._candidates = ScoredCandidates(inputs, s.metric, s.higher_is_better, s.score_cost_s)
+        else:
+            self._order = iter(inputs.rng.permutation(n).tolist())
+        self._static = self._static_inputs(inputs, n)
+        # What the trial has paid for, per row: validation and training losses of epochs 1..len.
+        self._val: dict[int, list] = {}
+        self._train: dict[int, list] = {}
+        self._level_of: dict[int, int] = {}         # row -> rung index of its running or last job
+        levels = len(self._levels)
+        self._members = [[] for _ in range(levels)]     # rows with a result at each rung, arrival order
+        self._finite = [[] for _ in range(levels)]      # parallel: the result is finite (rankable)
+        self._promoted = [np.zeros(0, dtype=bool) for _ in range(levels)]   # parallel to _members
+        self._promoted_count = [0] * levels
+        self._score = [np.empty(0) for _ in range(levels)]   # rank keys of _members (lower is better)
+        self._models = [None] * levels
+        self._fitted_on = [0] * levels
+        self.fits: list = []        # (rung, rows, input matrix, targets) of every fit, for the tests
+        self.decisions: list = []   # (row, rung, promoted?) of every job handed out
+
+    def _static_inputs(self, inputs: SearchInputs, n: int):
+        """Per-row model inputs that need no training: the (standardised) training-free score and
+        features, or None."""
+        s = self.settings
+        columns = []
+        if s.score_in_model and s.metric is not None and inputs.scores is not None:
+            score = np.asarray(inputs.scores, dtype=float)
+            finite = np.isfinite(score)
+            filled = np.where(finite, score, np.nanmedian(score[finite]) if finite.any() else 0.0)
+            columns.append(filled[:, None])
+        if s.features is not None:
+            if inputs.features is None or inputs.features.shape[0] != n:
+                raise UserError("lcbo needs a feature matrix with one row per architecture (setting 'features')")
+            columns.append(np.asarray(inputs.features, dtype=float))
+        if not columns:
+            return None
+        matrix = np.hstack(columns)
+        spread = matrix.std(axis=0)
+        return (matrix - matrix.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+
+    # -- the ask/tell loop ------------------------------------------------------------------------
+    def ask(self) -> Job | None:
+        for k in range(len(self._levels) - 2, -1, -1):
+            position = self._promotable(k)
+            if position is not None:
+                row = self._members[k][position]
+                self._promoted[k][position] = True
+                self._promoted_count[k] += 1
+                self._level_of[row] = k + 1
+                self.decisions.append((row, k + 1, True))
+                return Job(row, self._levels[k + 1])
+        row, overhead_s = self._new_architecture()
+        if row is None:
+            return None
+        self._level_of[row] = 0
+        self.decisions.append((row, 0, False))
+        return Job(row, self._levels[0], overhead_s)
+
+    def tell(self, job: Job, observation) -> None:
+        row = job.arch
+        val, train = self._val.setdefault(row, []), self._train.setdefault(row, [])
+        val.extend(float(v) for v in observation.val_loss)
+        train.extend(float(v) for v in observation.train_loss)
+        k = self._level_of[row]
+        finite = (observation.status == "OK" and observation.epochs == self._levels[k]
+                  and len(val) == self._levels[k] and math.isfinite(val[-1]) and math.isfinite(train[-1]))
+        self._members[k].append(row)
+        self._finite[k].append(finite)
+        key = self._rank_keys(k, [row])[0] if finite else math.inf
+        self._score[k] = np.append(self._score[k], key)
+        self._promoted[k] = np.append(self._promoted[k], False)
+        if k > 0 and finite:
+            self._maybe_refit(k - 1)
+
+    def _new_architecture(self):
+        if self._candidates is not None:
+            rows, overhead_s = self._candidates.take_best(1, self.settings.oversample)
+            return (rows[0], overhead_s) if rows else (None, 0.0)
+        return next(self._order, None), 0.0
+
+    def _promotable(self, k: int):
+        """Position in rung k of its best not-yet-promoted finite result, if that ranks in the rung's
+        top `keep` share (ties: the earlier result first), else None."""
+        scores = self._score[k]
+        quota = int(math.floor(len(scores) * self._keep[k]))
+        if quota <= self._promoted_count[k]:
+            return None
+        top = np.argsort(scores, kind="stable")[:quota]
+        top = top[~self._promoted[k][top] & np.isfinite(scores[top])]
+        return int(top[0]) if len(top) else None
+
+    # -- the curve model --------------------------------------------------------------------------
+    def _curve_inputs(self, k: int, rows) -> np.ndarray:
+        """Model inputs of `rows` at rung k, from their paid curves up to the rung's epochs."""
+        e = self._levels[k]
+        block = np.empty((len(rows), 3))
+        for i, row in enumerate(rows):
+            val, train = self._val[row], self._train[row]
+            block[i] = (val[e - 1], val[e - 1] - val[e - 2] if e >= 2 else 0.0, train[e - 1])
+        if self._static is not None:
+            block = np.hstack([block, self._static[rows]])
+        return block
+
+    def _rank_keys(self, k: int, rows) -> np.ndarray:
+        model = self._models[k]
+        if model is not None:
+            mean, std = _predict(model, self._curve_inputs(k, rows))
+            return mean - self.settings.beta * std
+        e = self._levels[k]
+        keys = np.empty(len(rows))
+        for i, row in enumerate(rows):
+            val = self._val[row]
+            keys[i] = val[e - 1] + (self.settings.slope_weight * (val[e - 1] - val[e - 2]) if e >= 2 else 0.0)
+        return keys
+
+    def _maybe_refit(self, k: int) -> None:
+        """Refit rung k's model on the rows that reached rung k+1 with a finite loss there."""
+        s = self.settings
+        if not s.model:
+            return
+        next_epochs = self._levels[k + 1]
+        rows = [r for r, ok in zip(self._members[k + 1], self._finite[k + 1]) if ok]
+        if len(rows) < s.min_points or len(rows) - self._fitted_on[k] < (s.refit_every if self._fitted_on[k] else 0):
+            return
+        x = self._curve_inputs(k, rows)
+        y = np.array([self._val[r][next_epochs - 1] for r in rows])
+        self._models[k] = _fit_bags(x, y, s.bags, s.ridge, self._rng)
+        self._fitted_on[k] = len(rows)
+        self.fits.append((k, list(rows), x, y))
+        members = self._members[k]
+        finite = np.array(self._finite[k])
+        keys = np.full(len(members), math.inf)
+        if finite.any():
+            keys[finite] = self._rank_keys(k, [m for m, ok in zip(members, finite) if ok])
+        self._score[k] = keys
+
+
+def _fit_bags(x: np.ndarray, y: np.ndarray, bags: int, ridge: float, rng: np.random.Generator):
+    """`bags` ridge regressions on bootstrap samples of standardised (x, y)."""
+    mean, spread = x.mean(axis=0), x.std(axis=0)
+    spread = np.where(spread > 0, spread, 1.0)
+    z = (x - mean) / spread
+    n, d = z.shape
+    weights = np.empty((bags, d + 1))
+    for b in range(bags):
+        pick = rng.integers(0, n, size=n)
+        design = np.hstack([z[pick], np.ones((n, 1))])
+        gram = design.T @ design + ridge * n * np.diag(np.r_[np.ones(d), 0.0])
+        weights[b] = np.linalg.solve(gram + 1e-9 * np.eye(d + 1), design.T @ y[pick])
+    return mean, spread, weights
+
+
+def _predict(model, x: np.ndarray):
+    mean, spread, weights = model
+    design = np.hstack([(x - mean) / spread, np.ones((len(x), 1))])
+    predictions = design @ weights.T          # [n, bags]
+    return predictions.mean(axis=1), predictions.std(axis=1)
