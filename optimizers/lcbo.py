@@ -5,7 +5,7 @@ else a new architecture at the first rung. Three things differ, each a setting (
 them off one at a time):
 
 - **Rungs and quotas.** Rungs at 1, 2, 9 and 50 epochs; a result is promoted while it ranks among
-  the top `keep` share of its rung's results (1/3 after 1 epoch, 1/20 after 2, 1/3 after 9). The
+  the top `keep` share of its rung's results (1/5 after 1 epoch, 1/20 after 2, 1/3 after 9). The
   second epoch is cheap and tells a lot: the slope of a learning curve between epochs 1 and 2
   separates the cells that keep improving from those that have flattened.
 - **Ranking by a learned curve model, not by the last loss.** A result at rung k is ranked by a
@@ -51,7 +51,7 @@ class LearningCurveBO(Algorithm):
     @dataclass(frozen=True)
     class Settings:
         rungs: str = "1,2,9,50"              # epochs of each rung, ascending; the last is full training
-        keep: str = "0.333,0.05,0.333"       # share of a rung's results promoted to the next (one per rung but the last)
+        keep: str = "0.2,0.05,0.333"         # share of a rung's results promoted to the next (one per rung but the last)
         slope_weight: float = 1.0            # fallback rank: last + slope_weight * (last - previous epoch)
         model: bool = True                   # rank by the learned curve model once it has min_points
         min_points: int = 20                 # next-rung results needed before a rung's model is used
@@ -108,7 +108,8 @@ class LearningCurveBO(Algorithm):
         self._score = [np.empty(0) for _ in range(levels)]   # rank keys of _members (lower is better)
         self._models = [None] * levels
         self._fitted_on = [0] * levels
-        self.fits: list = []        # (rung, rows, input matrix, targets) of every fit, for the tests
+        self._told = 0
+        self.fits: list = []        # (rung, rows, input matrix, targets, jobs told before) of every fit (tests)
         self.decisions: list = []   # (row, rung, promoted?) of every job handed out
 
     def _static_inputs(self, inputs: SearchInputs, n: int):
@@ -151,6 +152,7 @@ class LearningCurveBO(Algorithm):
 
     def tell(self, job: Job, observation) -> None:
         row = job.arch
+        self._told += 1
         val, train = self._val.setdefault(row, []), self._train.setdefault(row, [])
         val.extend(float(v) for v in observation.val_loss)
         train.extend(float(v) for v in observation.train_loss)
@@ -168,7 +170,9 @@ class LearningCurveBO(Algorithm):
     def _new_architecture(self):
         if self._candidates is not None:
             rows, overhead_s = self._candidates.take_best(1, self.settings.oversample)
-            return (rows[0], overhead_s) if rows else (None, 0.0)
+            if rows:
+                return rows[0], overhead_s
+            return self._candidates.take_passed_over(), 0.0   # every cell scored: the rest, best score first
         return next(self._order, None), 0.0
 
     def _promotable(self, k: int):
@@ -219,7 +223,7 @@ class LearningCurveBO(Algorithm):
         y = np.array([self._val[r][next_epochs - 1] for r in rows])
         self._models[k] = _fit_bags(x, y, s.bags, s.ridge, self._rng)
         self._fitted_on[k] = len(rows)
-        self.fits.append((k, list(rows), x, y))
+        self.fits.append((k, list(rows), x, y, self._told))
         members = self._members[k]
         finite = np.array(self._finite[k])
         keys = np.full(len(members), math.inf)

@@ -33,6 +33,8 @@ class ScoredCandidates:
         self.key = np.where(np.isfinite(scores), key, np.inf)   # a degenerate score ranks last
         self.position = 0
         self.score_cost_s = float(score_cost_s)
+        self.passed_over: list = []     # scored candidates not taken, in the order they were scored
+        self._passed_over_next = None   # once drawn from: position in passed_over, sorted by score
 
     @property
     def universe_size(self) -> int:
@@ -44,6 +46,17 @@ class ScoredCandidates:
         pool = self.order[self.position:self.position + pool_size]
         self.position += len(pool)
         if len(pool) > n:
-            ranked = np.argsort(self.key[pool], kind="stable")[:n]
-            return [pool[k] for k in ranked], len(pool) * self.score_cost_s
+            ranked = np.argsort(self.key[pool], kind="stable")
+            self.passed_over.extend(pool[k] for k in ranked[n:])
+            return [pool[k] for k in ranked[:n]], len(pool) * self.score_cost_s
         return pool, 0.0
+
+    def take_passed_over(self) -> int | None:
+        """The best-scored candidate scored earlier but not taken (no new scoring: 0 s), or None."""
+        if self._passed_over_next is None:
+            self.passed_over.sort(key=lambda row: self.key[row])    # stable: ties keep scoring order
+            self._passed_over_next = 0
+        if self._passed_over_next >= len(self.passed_over):
+            return None
+        self._passed_over_next += 1
+        return self.passed_over[self._passed_over_next - 1]

@@ -1,0 +1,111 @@
+"""lcbo on the real PTB table: its fairness rules, quotas, scoring charges and the passed-over reserve."""
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from benchmarks.environment import Environment
+from benchmarks.errors import UserError
+from nasbench_cli.simulator import run_on, simulate
+from optimizers.base import SearchInputs
+from optimizers.registry import make_algorithm
+
+
+def scores_for(ptb, n_scored=3000, seed=0):
+    """A score for a uniform random subset of the benchmark; other cells unscored (NaN)."""
+    rng = np.random.default_rng(seed)
+    scores = np.full(ptb.search.n, np.nan)
+    rows = rng.choice(ptb.search.n, n_scored, replace=False)
+    scores[rows] = rng.normal(size=n_scored)
+    return scores
+
+
+def run(ptb, scores, budget_h=150, seed=3, workers=1, **overrides):
+    env = Environment(ptb.search, budget_h * 3600)
+    algorithm = make_algorithm("lcbo", {k: str(v) for k, v in overrides.items()})
+    run_on(env, algorithm, seed, None, scores, workers)
+    return env, algorithm
+
+
+def paid_epochs_before(env, end_index):
+    """Epochs each row had been trained to after the first `end_index` finished jobs."""
+    paid = {}
+    for arch, epochs in zip(env.history.arch[:end_index], env.history.epochs[:end_index]):
+        paid[arch] = max(paid.get(arch, 0), epochs)
+    return paid
+
+
+def test_the_model_learns_only_from_epochs_the_trial_paid_for(ptb):
+    """Same seed, a searcher's table whose losses are all NaN: identical decisions (the algorithm reads
+    losses only from its own observations), and every fit's inputs and targets are paid epochs."""
+    scores = scores_for(ptb)
+    env, algorithm = run(ptb, scores, budget_h=150, min_points=10)
+    assert algorithm.fits and {k for k, *_ in algorithm.fits} >= {0, 1}
+
+    blind = dataclasses.replace(ptb.search, val_loss=np.full_like(ptb.search.val_loss, np.nan),
+                                train_loss=np.full_like(ptb.search.train_loss, np.nan))
+    other = make_algorithm("lcbo", {"min_points": "10"})
+    env_blind = Environment(ptb.search, 150 * 3600)
+    simulate(other, env_blind, SearchInputs(search=blind, rng=np.random.default_rng(3), seed=3, features=None,
+                                            scores=scores))
+    assert other.decisions == algorithm.decisions and env_blind.history.arch == env.history.arch
+
+    levels = [1, 2, 9, 50]
+    for k, rows, x, y, told in algorithm.fits:
+        paid = paid_epochs_before(env, told)     # one worker: jobs are told in the order they end
+        assert all(paid.get(r, 0) >= levels[k + 1] for r in rows)
+        np.testing.assert_array_equal(x[:, 0], ptb.search.val_loss[rows, levels[k] - 1])
+        np.testing.assert_array_equal(y, ptb.search.val_loss[rows, levels[k + 1] - 1])
+
+
+def test_promotions_respect_each_rungs_quota_and_new_cells_pay_for_scoring(ptb):
+    scores = scores_for(ptb)
+    env, algorithm = run(ptb, scores, budget_h=200, score_cost_s=7)
+    keep = [0.2, 0.05, 0.333]
+    started = [0, 0, 0, 0]
+    for row, rung, promoted in algorithm.decisions:
+        started[rung] += 1
+    assert started[0] > 500 and started[1] > 0 and started[2] > 0
+    for k in range(3):       # never more promotions than the quota of the results at the time
+        assert started[k + 1] <= math.floor(started[k] * keep[k]) + 1
+    # each new cell is the best-scored of a fresh pool of 3 scored candidates, charged 3 x 7 s
+    new = [row for row, rung, promoted in algorithm.decisions if rung == 0]
+    universe = np.flatnonzero(np.isfinite(scores))
+    order = universe[np.random.default_rng(3).permutation(len(universe))]
+    for j, row in enumerate(new[:200]):
+        pool = order[3 * j:3 * j + 3]
+        assert row == pool[np.argmax(scores[pool])]
+    pools = min(len(new), len(universe) // 3)          # then the passed-over cells, already scored
+    assert sum(env.history.overhead_s) == pytest.approx(7 * 3 * pools)
+
+
+def test_once_every_cell_is_scored_the_passed_over_ones_start_best_first(ptb):
+    scores = scores_for(ptb, n_scored=60)
+    env, algorithm = run(ptb, scores, budget_h=150)
+    new = [row for row, rung, promoted in algorithm.decisions if rung == 0]
+    assert sorted(new) == sorted(np.flatnonzero(np.isfinite(scores)).tolist())   # all 60, once each
+    reserve = new[20:]                    # 20 pools of 3, then the 40 passed over, best score first
+    assert scores[reserve].tolist() == sorted(scores[reserve], reverse=True)
+    assert sum(env.history.overhead_s) == pytest.approx(2.0 * 60)
+
+
+def test_four_workers_run_and_the_same_seed_repeats(ptb):
+    scores = scores_for(ptb)
+    first, _ = run(ptb, scores, budget_h=80, workers=4)
+    again, _ = run(ptb, scores, budget_h=80, workers=4)
+    assert first.history.arch == again.history.arch and len(first.history.arch) > 100
+
+
+@pytest.mark.parametrize("overrides", [{"rungs": "1,9,2"}, {"keep": "0.5"}, {"keep": "0.2,0,0.3"},
+                                       {"rungs": "1,x"}, {"min_points": "1"}])
+def test_bad_settings_are_one_line_errors(overrides):
+    with pytest.raises(UserError):
+        make_algorithm("lcbo", overrides)
+
+
+def test_no_scores_is_a_one_line_error_and_metric_none_is_uniform(ptb):
+    with pytest.raises(UserError, match="proxies build"):
+        run(ptb, None, budget_h=10)
+    env, algorithm = run(ptb, None, budget_h=30, metric="None")
+    assert sum(env.history.overhead_s) == 0 and len(env.history.arch) > 50
