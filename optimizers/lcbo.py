@@ -106,6 +106,7 @@ class LearningCurveBO(Algorithm):
         self._promoted = [np.zeros(0, dtype=bool) for _ in range(levels)]   # parallel to _members
         self._promoted_count = [0] * levels
         self._score = [np.empty(0) for _ in range(levels)]   # rank keys of _members (lower is better)
+        self._inputs = [[] for _ in range(levels)]      # parallel: model inputs of the finite results
         self._models = [None] * levels
         self._fitted_on = [0] * levels
         self._told = 0
@@ -161,7 +162,11 @@ class LearningCurveBO(Algorithm):
                   and len(val) == self._levels[k] and math.isfinite(val[-1]) and math.isfinite(train[-1]))
         self._members[k].append(row)
         self._finite[k].append(finite)
-        key = self._rank_keys(k, [row])[0] if finite else math.inf
+        key = math.inf
+        if finite:
+            x = self._curve_inputs(k, [row])
+            self._inputs[k].append(x[0])
+            key = self._rank_keys(k, [row], x)[0]
         self._score[k] = np.append(self._score[k], key)
         self._promoted[k] = np.append(self._promoted[k], False)
         if k > 0 and finite:
@@ -198,10 +203,11 @@ class LearningCurveBO(Algorithm):
             block = np.hstack([block, self._static[rows]])
         return block
 
-    def _rank_keys(self, k: int, rows) -> np.ndarray:
+    def _rank_keys(self, k: int, rows, inputs=None) -> np.ndarray:
+        """Rank keys of `rows` at rung k (their model inputs, if already computed, as `inputs`)."""
         model = self._models[k]
         if model is not None:
-            mean, std = _predict(model, self._curve_inputs(k, rows))
+            mean, std = _predict(model, self._curve_inputs(k, rows) if inputs is None else inputs)
             return mean - self.settings.beta * std
         e = self._levels[k]
         keys = np.empty(len(rows))
@@ -228,7 +234,7 @@ class LearningCurveBO(Algorithm):
         finite = np.array(self._finite[k])
         keys = np.full(len(members), math.inf)
         if finite.any():
-            keys[finite] = self._rank_keys(k, [m for m, ok in zip(members, finite) if ok])
+            keys[finite] = self._rank_keys(k, [m for m, ok in zip(members, finite) if ok], np.array(self._inputs[k]))
         self._score[k] = keys
 
 
