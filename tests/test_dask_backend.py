@@ -94,11 +94,12 @@ def wait_gone(pids, timeout_s: float = 30) -> None:
 # -- byte for byte ----------------------------------------------------------------------------------
 
 def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
-    """Six algorithms (model-based ones included: features ship from the client) at one worker, and
-    three at 3 simulated workers (resuming is tested with the faults below)."""
+    """Three algorithms at one worker (SMAC, whose results depend on string hashing, and bo10d, whose
+    features ship from the client), and three at 3 simulated workers (resuming is tested with the faults
+    below). Kept small for CI's time; `scripts/bench_dask_backend.py` compares the paper's eight."""
     local, dask = tmp_path / "local", tmp_path / "dask"
-    suites = [["--algo", "rs10e,hb,re,tpe,smac,bo10d", "--trials", "1", "--budget-hours", "30"],
-              ["--algo", "asha,hb,re", "--workers", "3", "--trials", "2", "--budget-hours", "20"]]
+    suites = [["--algo", "rs10e,smac,bo10d", "--trials", "1", "--budget-hours", "30"],
+              ["--algo", "asha,hb,re", "--workers", "3", "--trials", "1", "--budget-hours", "20"]]
     for suite in suites:
         ran_local = nasbench("run", *suite, "--jobs", "2", "--out", str(local), "--json")
         assert ran_local.returncode == 0, ran_local.stderr
@@ -108,7 +109,7 @@ def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
         summaries = [{label: {k: v for k, v in s.items() if k != "compute_s_per_trial"}
                       for label, s in json.loads(r.stdout)["algorithms"].items()} for r in (ran_local, ran_dask)]
         assert summaries[0] == summaries[1]
-    assert_same_files(local, dask, 12)
+    assert_same_files(local, dask, 6)
 
 
 # -- faults on a LocalCluster --------------------------------------------------------------------------
