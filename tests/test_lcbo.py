@@ -10,15 +10,7 @@ from benchmarks.errors import UserError
 from nasbench_cli.simulator import run_on, simulate
 from optimizers.base import SearchInputs
 from optimizers.registry import make_algorithm
-
-
-def scores_for(ptb, n_scored=3000, seed=0):
-    """A score for a uniform random subset of the benchmark; other cells unscored (NaN)."""
-    rng = np.random.default_rng(seed)
-    scores = np.full(ptb.search.n, np.nan)
-    rows = rng.choice(ptb.search.n, n_scored, replace=False)
-    scores[rows] = rng.normal(size=n_scored)
-    return scores
+from test_proxy_search import scores_for
 
 
 def run(ptb, scores, budget_h=150, seed=3, workers=1, **overrides):
