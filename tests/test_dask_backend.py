@@ -114,6 +114,7 @@ def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
 
 # -- faults on a LocalCluster --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_a_killed_worker_costs_nothing(tmp_path, ptb):
     """kill -9 of the only worker process mid-trial (it holds the only copy of the scattered inputs):
     the nanny restarts it, the inputs are scattered again, the trials rerun, and the files are those of
@@ -143,6 +144,7 @@ def assert_same_trials(tmp_path: Path, plugin: str, out: Path, trials: int) -> N
     assert not list(out.rglob("*.tmp"))
 
 
+@pytest.mark.slow
 def test_ctrl_c_and_kill_keep_finished_trials_and_a_rerun_completes(tmp_path, ptb):
     plugin = slow_plugin(tmp_path)
     out = tmp_path / "dask"
@@ -212,6 +214,7 @@ def stop(*procs) -> None:
             proc.kill()
 
 
+@pytest.mark.slow
 def test_an_external_cluster_needs_no_data_and_survives_losing_its_scheduler(tmp_path, ptb):
     """Workers without the nanny preload are refused; workers that cannot see the data or any cache give
     the local backend's files (features and training-free scores shipped from the client); the scheduler

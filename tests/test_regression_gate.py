@@ -12,7 +12,6 @@ REPO = Path(__file__).resolve().parent.parent
 BASELINE = REPO / "results" / "baselines" / "ci-ptb.json"
 
 
-@pytest.mark.slow
 def test_reduced_suite_has_not_regressed(tmp_path, ptb):
     bin_dir = Path(sys.executable).parent
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}

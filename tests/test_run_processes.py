@@ -59,7 +59,6 @@ def wait_for_workers(proc: subprocess.Popen, timeout_s: float = 60) -> list[int]
     raise AssertionError("the run did not start its two worker processes")
 
 
-@pytest.mark.slow
 def test_kill_9_of_the_run_ends_its_workers(tmp_path, ptb):
     proc = start(tmp_path)
     workers = wait_for_workers(proc)

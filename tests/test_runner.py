@@ -124,7 +124,6 @@ def workers4(tmp_path_factory, ptb):
     return out, args, json.loads(result.stdout)
 
 
-@pytest.mark.slow
 def test_workers_runs_are_labelled_and_record_their_jobs(workers4):
     out, _, summary = workers4
     assert summary["workers"] == 4 and summary["ran"] == 12
@@ -137,7 +136,6 @@ def test_workers_runs_are_labelled_and_record_their_jobs(workers4):
             assert all(s <= e for s, e in zip(jobs["start_s"], traj["time_s"]))
 
 
-@pytest.mark.slow
 def test_workers_runs_are_jobs_invariant_and_resume_after_a_kill(workers4, tmp_path):
     out, args, _ = workers4
     args = [a if a != str(out) else str(tmp_path) for a in args]
@@ -156,7 +154,6 @@ def test_workers_runs_are_jobs_invariant_and_resume_after_a_kill(workers4, tmp_p
             assert comparable(a) == comparable(b)
 
 
-@pytest.mark.slow
 def test_one_worker_and_four_workers_live_side_by_side_and_are_compared(workers4, tmp_path):
     out, _, _ = workers4
     one = nasbench("run", "--algo", "asha", "--trials", "2", "--budget-hours", "60", "--out", str(out), "--json")

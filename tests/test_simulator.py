@@ -20,7 +20,6 @@ from no_test_table import NoTestTable
 from port_fixture import ALGORITHMS, CASES as PORT_CASES, inputs_for, load_fixture, replay_cases
 
 
-@pytest.mark.slow
 def test_one_worker_trajectories_are_byte_identical_to_before_the_port(ptb):
     """All ten algorithms, 3 seeds each, at 1000 h (300 h for BO, TPE, SMAC; prs/phb also 200 h):
     trajectory and final simulated time equal, byte for byte, what the code before the ask/tell port
