@@ -114,24 +114,21 @@ class LearningCurveBO(Algorithm):
         self.decisions: list = []   # (row, rung, promoted?) of every job handed out
 
     def _static_inputs(self, inputs: SearchInputs, n: int):
-        """Per-row model inputs that need no training: the (standardised) training-free score and
-        features, or None."""
+        """Per-row model inputs that need no training, or None: the training-free score (0 where it is
+        not finite) with a not-finite flag, and the features. Row by row, with no statistic over other
+        cells, so a row's inputs hold nothing from scores the trial has not paid for (the model only
+        reads rows it trained, all of them scored). The fit standardises its inputs itself."""
         s = self.settings
         columns = []
         if s.score_in_model and s.metric is not None and inputs.scores is not None:
             score = np.asarray(inputs.scores, dtype=float)
             finite = np.isfinite(score)
-            filled = np.where(finite, score, np.nanmedian(score[finite]) if finite.any() else 0.0)
-            columns.append(filled[:, None])
+            columns += [np.where(finite, score, 0.0)[:, None], (~finite)[:, None].astype(float)]
         if s.features is not None:
             if inputs.features is None or inputs.features.shape[0] != n:
                 raise UserError("lcbo needs a feature matrix with one row per architecture (setting 'features')")
             columns.append(np.asarray(inputs.features, dtype=float))
-        if not columns:
-            return None
-        matrix = np.hstack(columns)
-        spread = matrix.std(axis=0)
-        return (matrix - matrix.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
+        return np.hstack(columns) if columns else None
 
     # -- the ask/tell loop ------------------------------------------------------------------------
     def ask(self) -> Job | None:

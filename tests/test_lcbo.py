@@ -51,6 +51,20 @@ def test_the_model_learns_only_from_epochs_the_trial_paid_for(ptb):
         np.testing.assert_array_equal(y, ptb.search.val_loss[rows, levels[k + 1] - 1])
 
 
+def test_scores_of_cells_not_yet_drawn_change_nothing(ptb):
+    """The scores are read only for the candidates a trial has paid to score."""
+    scores = scores_for(ptb)
+    env, algorithm = run(ptb, scores, budget_h=50, min_points=10)
+    assert algorithm.fits
+    drawn = set(algorithm._candidates.order[:algorithm._candidates.position])
+    other = scores.copy()
+    undrawn = [r for r in np.flatnonzero(np.isfinite(scores)) if r not in drawn]
+    assert len(undrawn) > 100
+    other[undrawn] = np.random.default_rng(9).normal(size=len(undrawn)) * 1e3
+    _, again = run(ptb, other, budget_h=50, min_points=10)
+    assert again.decisions == algorithm.decisions
+
+
 def test_promotions_respect_each_rungs_quota_and_new_cells_pay_for_scoring(ptb):
     scores = scores_for(ptb)
     env, algorithm = run(ptb, scores, budget_h=200, score_cost_s=7)
