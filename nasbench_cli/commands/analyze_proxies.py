@@ -1,7 +1,8 @@
 """`nasbench analyze proxies`: how the cached training-free scores rank cells against trained test loss."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from benchmarks.registry import BENCHMARKS
+from nasbench_cli.options import data_dir_option, echo_json, json_option
 
 
 @click.command("proxies")
@@ -11,7 +12,9 @@ from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, j
 @click.option("--ablation/--no-ablation", default=True, show_default=True,
               help="Also the 10 cells x 10 seeds and 10 cells x 10 minibatches ablations "
                    "(computed on first use, about 400 CPU seconds, then cached).")
-@benchmark_option
+@click.option("--benchmark", "benchmark_name", type=click.Choice(sorted(BENCHMARKS) + ["bert"]), default="ptb",
+              show_default=True, help="Which benchmark; bert: NAS-Bench-BERT's published scores against GLUE "
+                                      "(BERT_results_activation.csv, 500 architectures; no cache needed).")
 @data_dir_option
 @json_option
 def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_json):
@@ -30,6 +33,9 @@ def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_js
     from benchmarks.proxies.score_cache import ScoreCache, seconds_per_score
     from benchmarks.registry import load_benchmark
 
+    if benchmark_name == "bert":
+        _bert(as_json)
+        return
     start = time.monotonic()
     benchmark = load_benchmark(benchmark_name, data_dir)
     cache = ScoreCache(benchmark_name, seed, batch_size, seq_len)
@@ -59,6 +65,24 @@ def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_js
         echo_json(result)
         return
     _print_table(result)
+
+
+def _bert(as_json):
+    from benchmarks.proxies.bert_analysis import TASKS, bert_correlations, load_bert_results
+
+    result = bert_correlations(load_bert_results())
+    if as_json:
+        echo_json(result)
+        return
+    click.echo(f"NAS-Bench-BERT: {result['architectures']} architectures; rank correlation of each published "
+               f"metric with the GLUE average (paper: parameter count tau {result['paper_params_tau']})")
+    click.echo(f"{'':36s} {'GLUE average':>13s}  {'Kendall tau against each task':^55s}")
+    click.echo(f"{'metric':36s} {'tau':>6s} {'rho':>6s}  " + " ".join(f"{t:>6s}" for t in TASKS))
+    for row in sorted(result["metrics"], key=lambda r: -abs(r["glue"]["tau"] or 0)):
+        tasks = " ".join(f"{_fmt(row['tasks'][t]):>6s}" for t in TASKS)
+        click.echo(f"{row['metric']:36s} {_fmt(row['glue']):>6s} {_fmt(row['glue'], 'rho'):>6s}  {tasks}")
+    click.echo("each task against the GLUE average: " +
+               ", ".join(f"{t} {_fmt(c)}" for t, c in result["tasks"].items()))
 
 
 def _fmt(corr, key="tau"):
