@@ -200,11 +200,11 @@ class LearningCurveBO(Algorithm):
             block = np.hstack([block, self._static[rows]])
         return block
 
-    def _rank_keys(self, k: int, rows, inputs=None) -> np.ndarray:
-        """Rank keys of `rows` at rung k (their model inputs, if already computed, as `inputs`)."""
+    def _rank_keys(self, k: int, rows, inputs: np.ndarray) -> np.ndarray:
+        """Rank keys of `rows` at rung k, whose model inputs are `inputs`."""
         model = self._models[k]
         if model is not None:
-            mean, std = _predict(model, self._curve_inputs(k, rows) if inputs is None else inputs)
+            mean, std = _predict(model, inputs)
             return mean - self.settings.beta * std
         e = self._levels[k]
         keys = np.empty(len(rows))
