@@ -11,6 +11,7 @@ from pathlib import Path
 
 from benchmarks.environment import Environment, Observation
 from benchmarks.errors import UserError
+from benchmarks.registry import get_spec
 from benchmarks.registry import load_benchmark as _load_benchmark
 from optimizers.base import Algorithm, Job, SearchInputs, SequentialAlgorithm
 
@@ -43,10 +44,12 @@ def learning_curve(benchmark, arch: int) -> dict:
             "train_logppl": values(search.train_loss), "wall_time_s": values(search.wall_time_s)}
 
 
-def make_environment(benchmark, budget_hours: float = 1000.0) -> Environment:
+def make_environment(benchmark, budget_hours: float | None = None) -> Environment:
     """A simulated training environment on `benchmark`'s searcher table with a budget of `budget_hours`
-    simulated hours: `env.train(row, epochs)` returns an Observation and charges the recorded wall time
+    simulated hours (default: the benchmark's, as `nasbench run`): `env.train(row, epochs)` returns an Observation and charges the recorded wall time
     of the epochs it continues; `env.history` is the trajectory."""
+    if budget_hours is None:
+        budget_hours = get_spec(benchmark.name).default_budget_hours
     return Environment(benchmark.search, float(budget_hours) * 3600.0)
 
 
@@ -71,10 +74,10 @@ def make_algorithm(name: str, **settings) -> Algorithm:
     return build(name, {key: value for key, value in settings.items()})
 
 
-def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float = 1000.0, workers: int = 1,
+def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None = None, workers: int = 1,
         seed: int = 0, label: str | None = None, out=None, data_dir=None) -> list[dict]:
     """Run `trials` trials (trial k seeded `seed + k`) of `algorithm` with `workers` simulated workers and
-    a budget of `budget_hours` simulated hours each, in this process; returns the result records (the
+    a budget of `budget_hours` simulated hours each (default: the benchmark's), in this process; returns the result records (the
     fields of docs/result-format.md). `algorithm`: an Algorithm instance (of a class defined anywhere,
     a notebook included), an Algorithm subclass (built with its default Settings), or a name/spec as
     for `make_algorithm`. `benchmark`: a name or a loaded benchmark. With `out`, each record is also
@@ -97,6 +100,8 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float = 1000
         name, source = _object_name(algorithm), _object_source(algorithm)
     if not (isinstance(trials, int) and trials >= 1 and isinstance(workers, int) and workers >= 1):
         raise UserError("run() needs trials >= 1 and workers >= 1 (integers)")
+    if budget_hours is None:
+        budget_hours = get_spec(bench.name).default_budget_hours
     if not (isinstance(budget_hours, (int, float)) and math.isfinite(budget_hours) and budget_hours > 0):
         raise UserError(f"run() needs a finite budget_hours > 0, got {budget_hours!r}")
     label = check_label(label) if label else run_label(name, workers)

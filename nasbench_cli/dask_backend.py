@@ -113,7 +113,8 @@ def gather_inputs(benchmark, algos, overrides, compress: bool = True) -> TrialIn
     for algo in algos:
         algorithm = make_algorithm(algo, overrides.get(algo))
         kind, metric = algorithm.feature_kind, algorithm.score_metric
-        if kind is not None and kind != "shipped-10d" and kind not in features:   # shipped ones are in the table
+        shipped = kind == "shipped-10d" and benchmark.search.shipped_features is not None
+        if kind is not None and not shipped and kind not in features:   # shipped ones are in the table
             features[kind] = load_features(benchmark, kind)
         if metric is not None and metric not in scores:
             scores[metric] = load_scores(benchmark, metric)

@@ -29,10 +29,16 @@ ALGORITHMS = {
     "optuna": ("Optuna TPE sampler + Hyperband pruner over epochs, 10-d graph2vec box (extra: libs)", "optimizers.optuna_search:OptunaTPE"),
     "dehb": ("DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box (extra: libs)", "optimizers.dehb_search:DEHBSearch"),
     "smac-mf": ("SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box", "optimizers.smac_multifidelity:SMACMultiFidelity"),
+    "bert-rs": ("random search over the 500 NAS-Bench-BERT architectures (bert only)", "optimizers.bert_search:BertRandomSearch"),
+    "bert-bo": ("bagged-XGBoost BO + LCB over the 38-number FlexiBERT encoding (bert only)", "optimizers.bert_search:BertBO"),
+    "bert-re": ("regularized evolution, natural FlexiBERT mutation snapped by Hamming distance (bert only)", "optimizers.bert_search:BertRegularizedEvolution"),
+    "bert-tpe": ("hyperopt TPE over the native FlexiBERT space, snapped by Hamming distance (bert only)", "optimizers.bert_search:BertTPE"),
+    "bert-smac": ("SMAC3 HPO facade over the native FlexiBERT ConfigSpace, snapped by Hamming distance (bert only)", "optimizers.bert_search:BertSMAC"),
 }
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
 PROXY_ALGORITHMS = ("prs", "phb")
 LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
+BERT_ALGORITHMS = ("bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac")
 
 
 def available() -> list[str]:
@@ -49,13 +55,35 @@ def plugin_names() -> list[str]:
     return sorted(name for name in entry_points() if name not in ALGORITHMS)
 
 
-def parse_algo_list(text: str) -> list[str]:
-    """'all' (the paper's eight), 'proxy' (the proxy-guided ones), 'libs' (the library adapters) or a
-    comma list of names, plugin names and plugin specs (module:Class, file.py:Class) -> algorithm keys
-    (a spec made absolute); UserError for an unknown name."""
+MULTI_FIDELITY = ("rs10e", "hb", "asha", "hb-release", "ahb", "phb", "lcbo", "optuna", "dehb", "smac-mf")
+
+
+def check_benchmark(name: str, benchmark: str) -> None:
+    """UserError (one line) if the built-in algorithm `name` cannot run on `benchmark`: the bert-*
+    ones need the FlexiBERT space; the others search recurrent cells, and the multi-fidelity ones
+    stop training early, which a single-fidelity benchmark cannot do. Plugins are not checked."""
+    if name not in ALGORITHMS:
+        return
+    bert_names = ", ".join(BERT_ALGORITHMS)
+    if name in BERT_ALGORITHMS and benchmark != "bert":
+        raise UserError(f"{name} searches the FlexiBERT space: it runs on --benchmark bert only")
+    if name not in BERT_ALGORITHMS and benchmark == "bert":
+        if name in MULTI_FIDELITY:
+            raise UserError(f"{name} is multi-fidelity (it stops training early by epochs), and bert has one "
+                            f"evaluation per architecture (single fidelity); on bert use {bert_names} (--algo all)")
+        raise UserError(f"{name} searches recurrent cells (graph2vec features); on bert use {bert_names} "
+                        "(--algo all)")
+
+
+def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
+    """'all' (the paper's eight; on bert the bert-* five), 'proxy' (the proxy-guided ones), 'libs' (the
+    library adapters) or a comma list of names, plugin names and plugin specs (module:Class,
+    file.py:Class) -> algorithm keys (a spec made absolute); UserError for an unknown name, or for a
+    built-in algorithm that cannot run on `benchmark` (when given)."""
     from optimizers.plugins import canonical_spec, is_plugin_spec
 
-    groups = {"all": list(PAPER_ALGORITHMS), "proxy": list(PROXY_ALGORITHMS), "libs": list(LIBRARY_ALGORITHMS)}
+    groups = {"all": list(BERT_ALGORITHMS if benchmark == "bert" else PAPER_ALGORITHMS),
+              "proxy": list(PROXY_ALGORITHMS), "libs": list(LIBRARY_ALGORITHMS)}
     names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
     names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
     known = set(available()) | set(plugin_names())
@@ -65,6 +93,9 @@ def parse_algo_list(text: str) -> list[str]:
         raise UserError(f"unknown algorithm {', '.join(unknown) or repr(text)}; choose from: "
                         f"{', '.join(available() + plugins)}, 'all' (the paper's eight), 'proxy', 'libs', "
                         "or a plugin as module:Class or path/to/file.py:Class (see `nasbench list`)")
+    if benchmark is not None:
+        for name in names:
+            check_benchmark(name, benchmark)
     return list(dict.fromkeys(names))
 
 

@@ -76,14 +76,14 @@ def summarize(paths) -> dict:
 
 
 @click.command()
-@click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, 'all' (the paper's eight), 'proxy', 'libs', an installed plugin's "
+@click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, 'all' (the paper's eight; on bert the bert-* five), 'proxy', 'libs', an installed plugin's "
                    "name, or your own class as module:Class or path/to/file.py:Class (see `nasbench list`).")
 @benchmark_option
 @click.option("--trials", type=click.IntRange(1, MAX_TRIALS), default=30, show_default=True,
               help="Trials per algorithm.")
-@click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=1000.0, show_default=True,
-              callback=finite,
-              help="Simulated wall-clock budget per trial, in hours (with one worker: training time).")
+@click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=None, callback=finite,
+              help="Simulated wall-clock budget per trial, in hours (with one worker: training time) "
+                   "[default: the benchmark's: ptb 1000, wt2 200 (10% of the time to train its table)].")
 @click.option("--budget", "budget_kind", type=click.Choice(["hours", "release"]), default="hours", show_default=True,
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
@@ -135,13 +135,17 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         dask_choice = _backend_choice(backend, jobs, scheduler)
-        algos = parse_algo_list(algo_text)
+        algos = parse_algo_list(algo_text, benchmark_name)
         if label is not None:
             if len(algos) != 1:
                 raise UserError(f"--label names one run: give one --algo, not {len(algos)}")
             check_label(label)
         overrides = parse_overrides(set_items, algos)
         max_jobs = None
+        if budget_hours is None:
+            from benchmarks.registry import get_spec
+
+            budget_hours = get_spec(benchmark_name).default_budget_hours
         if budget_kind == "release":
             max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
         for algo in algos:                                      # every setting checked before anything is written
@@ -294,9 +298,10 @@ def _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet):
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from benchmarks.features import G2V_DIMS, g2v_features, is_g2v_cached
+    from benchmarks.features import G2V_DIMS, g2v_features, is_g2v_cached, used_kind
 
-    kinds = {make_algorithm(a, overrides.get(a)).feature_kind for a in algos} - {None}
+    kinds = {used_kind(benchmark_name, k) for k in
+             {make_algorithm(a, overrides.get(a)).feature_kind for a in algos} - {None}}
     benchmark = load_benchmark(benchmark_name, data_dir)
     for kind in sorted(kinds):
         if kind not in G2V_DIMS or is_g2v_cached(benchmark, G2V_DIMS[kind]):
