@@ -45,7 +45,7 @@ def features(benchmark, kind: str) -> np.ndarray:
     kind = used_kind(benchmark.name, check_kind(kind))
     if kind == "bert-encoding":
         return bert_encoding(benchmark)
-    if benchmark.search.space is not None:
+    if getattr(benchmark.search, "space", None) is not None:
         raise UserError(f"feature kind '{kind}' is for the recurrent-cell benchmarks; on '{benchmark.name}' "
                         "use bert-encoding")
     if kind == "shipped-10d":
@@ -159,7 +159,16 @@ def feature_cache_info(benchmark) -> dict:
     kinds = {}
     for kind, description in FEATURE_KINDS.items():
         entry = {"description": description}
-        if kind == "shipped-10d":
+        bert = getattr(benchmark.search, "space", None) is not None
+        if kind == "bert-encoding" or bert:
+            available = bert and kind == "bert-encoding"
+            entry.update(available=available, cached=available,
+                         shape=[benchmark.search.n, benchmark.search.space.encoding_length] if available else None,
+                         path=None)
+        elif kind == "shipped-10d" and used_kind(benchmark.name, kind) != kind:
+            entry.update(available=True, stands_in=used_kind(benchmark.name, kind), cached=False, shape=None,
+                         path=None)
+        elif kind == "shipped-10d":
             shipped = benchmark.search.shipped_features
             entry.update(available=shipped is not None, cached=shipped is not None,
                          shape=None if shipped is None else list(shipped.shape),

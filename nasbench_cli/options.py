@@ -9,6 +9,10 @@ data_dir_option = click.option(
 benchmark_option = click.option(
     "--benchmark", "benchmark_name", type=click.Choice(sorted(BENCHMARKS)), default="ptb", show_default=True,
     help="Which benchmark.")
+cell_benchmark_option = click.option(
+    "--benchmark", "benchmark_name", type=click.Choice(sorted(n for n, spec in BENCHMARKS.items()
+                                                              if not spec.single_fidelity)),
+    default="ptb", show_default=True, help="Which recurrent-cell benchmark (NAS-Bench-NLP).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 
 

@@ -139,6 +139,9 @@ def table_rows(bench: dict) -> list[list[str]]:
 def caption(name: str, bench: dict) -> str:
     budgets = sorted({b for row in bench["algorithms"].values() for b in row["budget_hours"]})
     budget = ", ".join(f"{b:g}" for b in budgets)
+    if name == "bert":
+        return (f"{name}: final regret (best GLUE of the 500 − GLUE, in points; best {-bench['l_star']:.4f}, "
+                f"architecture {bench['benchmark_best_arch']}) after {budget} simulated hours")
     return (f"{name}: final regret (test log-perplexity − L*, L* = {bench['l_star']:.4f}, best architecture "
             f"{bench['benchmark_best_arch']}) after {budget} simulated hours")
 

@@ -19,6 +19,10 @@ them off one at a time):
 - **New architectures from a training-free filter** (if `metric` is set): each new architecture is
   the best-scored of `oversample` random unscored candidates, each score charged `score_cost_s`
   simulated seconds to the job that starts it (as `phb`).
+- **A used-up table.** Once every cell has been started (a small table such as wt2, or several
+  workers), the quotas no longer save budget for new cells: a free worker then promotes the best
+  not-yet-promoted result of the highest rung that has one, so the budget is spent on the most
+  promising curves instead of ending the trial early.
 
 Fairness: the model's data are the validation/train losses of epochs this trial trained (kept from
 its own observations), the feature rows and the training-free scores; nothing from the table's
@@ -143,7 +147,7 @@ class LearningCurveBO(Algorithm):
                 return Job(row, self._levels[k + 1])
         row, overhead_s = self._new_architecture()
         if row is None:
-            return None
+            return self._promote_past_quota()
         self._level_of[row] = 0
         self.decisions.append((row, 0, False))
         return Job(row, self._levels[0], overhead_s)
@@ -176,6 +180,22 @@ class LearningCurveBO(Algorithm):
                 return rows[0], overhead_s
             return self._candidates.take_passed_over(), 0.0   # every cell scored: the rest, best score first
         return next(self._order, None), 0.0
+
+    def _promote_past_quota(self) -> Job | None:
+        """Every cell has been started: the quotas no longer save budget for new cells, so promote the
+        best not-yet-promoted finite result of the highest rung that has one (None if no rung has)."""
+        for k in range(len(self._levels) - 2, -1, -1):
+            scores = self._score[k]
+            open_ = np.flatnonzero(~self._promoted[k] & np.isfinite(scores))
+            if len(open_):
+                position = int(open_[np.argsort(scores[open_], kind="stable")[0]])
+                row = self._members[k][position]
+                self._promoted[k][position] = True
+                self._promoted_count[k] += 1
+                self._level_of[row] = k + 1
+                self.decisions.append((row, k + 1, True))
+                return Job(row, self._levels[k + 1])
+        return None
 
     def _promotable(self, k: int):
         """Position in rung k of its best not-yet-promoted finite result, if that ranks in the rung's

@@ -34,12 +34,13 @@ def test_shipped_features_align_with_csv_rows(ptb, data_dir):
         np.testing.assert_allclose(matrix[ptb.search.index_of(int(row["recepie_id"]))], expected, rtol=1e-6)
 
 
-def test_wt2_has_no_shipped_features_and_unknown_kind_fails(wt2, ptb):
-    with pytest.raises(UserError, match="no shipped features"):
-        features(wt2, "shipped-10d")
+def test_wt2_ships_no_features_and_unknown_kind_fails(wt2, ptb):
+    assert wt2.search.shipped_features is None      # shipped-10d reads our g2v-10d there (tests/test_wt2.py)
     with pytest.raises(UserError, match="unknown feature kind"):
         features(ptb, "g2v-7d")
-    assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d"}
+    with pytest.raises(UserError, match="bert benchmark"):
+        features(ptb, "bert-encoding")
+    assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d", "bert-encoding"}
 
 
 def test_g2v_cache_round_trip(ptb, monkeypatch):
@@ -85,7 +86,8 @@ def test_cli_build_info_and_analyze_on_wt2():
     built = json.loads(result.output)["features"][0]
     assert built["shape"] == [344, 10] and built["time_s"] >= 0
     info = json.loads(runner.invoke(group, ["features", "info", "--benchmark", "wt2", "--json"]).output)
-    assert info["kinds"]["g2v-10d"]["cached"] and not info["kinds"]["shipped-10d"]["available"]
+    assert info["kinds"]["g2v-10d"]["cached"] and info["kinds"]["shipped-10d"]["stands_in"] == "g2v-10d"
+    assert not info["kinds"]["bert-encoding"]["available"]
     result = runner.invoke(group, ["analyze", "features", "--benchmark", "wt2", "--kinds", "g2v-10d",
                                    "--seeds", "0,1", "--json"])
     assert result.exit_code == 0, result.output

@@ -94,6 +94,18 @@ def architectures(search: SearchTable) -> list:
 _ARCHS: dict = {}
 
 
+def task_scores(benchmark) -> list[dict]:
+    """Per row, the published per-task GLUE scores and their average (points), read from the source."""
+    entries = {int(e["id"]): e for e in json.loads(Path(benchmark.source).read_text())}
+    return [dict(entries[int(i)]["scores"]) for i in benchmark.search.ids]
+
+
+def same_configuration(benchmark, row: int) -> list[int]:
+    """Ids of every row with the architecture of `row` (itself included), ascending."""
+    archs = architectures(benchmark.search)
+    return [int(benchmark.search.ids[k]) for k, arch in enumerate(archs) if arch == archs[row]]
+
+
 def _param_counts(folder: Path, ids: np.ndarray) -> np.ndarray:
     """Parameter counts from the published metrics file (0 where it is absent)."""
     counts = np.zeros(len(ids), dtype=np.int64)

@@ -46,6 +46,9 @@ class Corpus:
 @lru_cache(maxsize=4)
 def load_corpus(benchmark: str = "ptb") -> Corpus:
     """The tokenised corpus a benchmark's models were trained on (cached per process)."""
+    if benchmark == "bert":
+        raise UserError("the training-free metrics here score recurrent cells; for bert's published scores "
+                        "run `nasbench analyze proxies --benchmark bert`")
     if benchmark not in CORPUS_OF_BENCHMARK:
         raise UserError(f"no corpus known for benchmark '{benchmark}'; "
                         f"choose one of: {', '.join(CORPUS_OF_BENCHMARK)}")

@@ -1,7 +1,7 @@
 """`nasbench analyze features`: the paper's feature-quality check (section 4.1) for each feature kind."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
 
 DEFAULT_KINDS = "shipped-10d,g2v-10d,g2v-50d"
 
@@ -17,7 +17,7 @@ def _parse_list(text: str, what: str, cast=str) -> list:
 
 
 @click.command()
-@benchmark_option
+@cell_benchmark_option
 @click.option("--kinds", default=DEFAULT_KINDS, show_default=True,
               help="Comma-separated feature kinds to score (see `nasbench features info`).")
 @click.option("--seeds", default="0,1,2,3,4", show_default=True,

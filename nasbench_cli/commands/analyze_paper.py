@@ -1,7 +1,7 @@
 """`nasbench analyze table2|metrics|fidelity|transfer`: the NAS-Bench-NLP paper's analyses of its data."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
 from nasbench_cli.plotting import parse_formats
 
 figures_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=str),
@@ -17,7 +17,7 @@ def _echo_written(written, as_json) -> None:
 
 
 @click.command()
-@benchmark_option
+@cell_benchmark_option
 @click.option("--top", type=click.IntRange(1, 1000), default=10, show_default=True,
               help="Generated cells listed.")
 @data_dir_option
@@ -56,7 +56,7 @@ def table2(benchmark_name, top, data_dir, as_json):
 
 
 @click.command()
-@benchmark_option
+@cell_benchmark_option
 @figures_option
 @format_option
 @data_dir_option
@@ -89,7 +89,7 @@ def metrics(benchmark_name, out_dir, format_text, data_dir, as_json):
 
 
 @click.command()
-@benchmark_option
+@cell_benchmark_option
 @click.option("--epochs", "epochs_text", default="1,3,5,10,25,50", show_default=True,
               help="Epochs whose validation perplexity is ranked.")
 @figures_option
@@ -153,7 +153,7 @@ def transfer(out_dir, format_text, data_dir, as_json):
 
 
 @click.command()
-@benchmark_option
+@cell_benchmark_option
 @click.option("--pairs", type=click.IntRange(2, 100_000), default=1000, show_default=True,
               help="Random pairs of architectures (seeded).")
 @click.option("--time-limit", "time_limit_s", type=click.FloatRange(min=0, min_open=True), default=1.0,

@@ -1,6 +1,8 @@
 """`nasbench data`: inspect the benchmark data and its cache."""
 import click
 
+from benchmarks.errors import UserError
+
 from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
 
 
@@ -50,6 +52,13 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
     from benchmarks.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir, rebuild_cache=rebuild_cache)
+    if benchmark_name == "bert":
+        from nasbench_cli.commands.bert_data import bert_summary, print_bert_summary
+
+        if verify:
+            raise UserError("--verify checks the NAS-Bench-NLP packed cache; bert is read from its JSON each time")
+        echo_json(bert_summary(benchmark)) if as_json else print_bert_summary(bert_summary(benchmark))
+        return
     summary = benchmark_summary(benchmark)
     if verify:
         from benchmarks.packed_cache import checksum

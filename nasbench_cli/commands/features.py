@@ -38,6 +38,11 @@ def build(benchmark_name, dims, seed, rebuild, data_dir, as_json):
     from benchmarks.registry import load_benchmark
 
     dim_list = _parse_dims(dims)
+    if benchmark_name == "bert":
+        from benchmarks.errors import UserError
+
+        raise UserError("graph2vec embeds recurrent cells; bert's algorithms read the FlexiBERT encoding "
+                        "(feature kind bert-encoding, computed on use: nothing to build)")
     benchmark = load_benchmark(benchmark_name, data_dir)
     results = []
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} epochs"),
@@ -85,7 +90,9 @@ def info(benchmark_name, data_dir, as_json):
     for column in ("kind", "state", "shape", "path"):
         table.add_column(column, overflow="fold")
     for kind, entry in summary["kinds"].items():
-        if not entry["available"]:
+        if entry.get("stands_in"):
+            state = f"none shipped: {entry['stands_in']} stands in"
+        elif not entry["available"]:
             state = "not available"
         elif entry["cached"]:
             state = "cached"

@@ -1,7 +1,7 @@
 """`nasbench proxies`: training-free scores of cells (score one, build the cached table, show it)."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
 
 METRIC_HELP = ("'all' or a comma list of: hidden_covariance_l1, hidden_covariance_l2, hidden_covariance_l3, "
                "activation_distance, jacobian_covariance, jacobian_cosine, synaptic_saliency, num_params.")
@@ -62,7 +62,7 @@ def proxies():
               help="JSON file with a cell {node: {op, input}} (or a training log with 'recepie').")
 @click.option("--metric", "metric_text", default="all", show_default=True, help=METRIC_HELP)
 @_config_options
-@benchmark_option
+@cell_benchmark_option
 @data_dir_option
 @json_option
 def score(arch_id, recipe_file, metric_text, seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
@@ -123,7 +123,7 @@ def score(arch_id, recipe_file, metric_text, seed, batch_size, seq_len, benchmar
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Worker processes (one thread each).")
 @_config_options
-@benchmark_option
+@cell_benchmark_option
 @data_dir_option
 @json_option
 def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size, seq_len, benchmark_name,
@@ -189,7 +189,7 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
 
 @proxies.command()
 @_config_options
-@benchmark_option
+@cell_benchmark_option
 @data_dir_option
 @json_option
 def status(seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
@@ -226,7 +226,7 @@ def status(seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
 @click.option("--built", type=click.IntRange(0, 100000), default=300, show_default=True,
               help="Random cells whose PyTorch model is built and counted.")
 @click.option("--sample-seed", type=int, default=0, show_default=True, help="Seed of that random choice.")
-@benchmark_option
+@cell_benchmark_option
 @data_dir_option
 @json_option
 def check_params(built, sample_seed, benchmark_name, data_dir, as_json):

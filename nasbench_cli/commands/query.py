@@ -80,9 +80,10 @@ def print_record(record: dict, benchmark) -> None:
 
 @click.command()
 @benchmark_option
-@click.option("--arch", "arch_id", type=int, default=None, help="recepie_id of the architecture.")
+@click.option("--arch", "arch_id", type=int, default=None, help="recepie_id of the architecture (bert: its id).")
 @click.option("--recipe", "recipe_text", default=None,
-              help="A cell as a JSON string or a JSON file: found through its canonical hash, whatever its node names.")
+              help="A cell as a JSON string or a JSON file: found through its canonical hash, whatever its node "
+                   "names (bert: an architecture as model_hparam_overrides or a configuration dict).")
 @click.option("--epochs", type=int, default=None, help="Epoch to report (1..50; default: the last recorded).")
 @data_dir_option
 @json_option
@@ -98,6 +99,8 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
     if (arch_id is None) == (recipe_text is None):
         raise UserError("give exactly one of --arch ID or --recipe FILE_OR_JSON")
     benchmark = load_benchmark(benchmark_name, data_dir)
+    if benchmark_name == "bert":
+        return _query_bert(benchmark, arch_id, recipe_text, epochs, as_json)
     if recipe_text is not None:
         from benchmarks.canonical import lookup_all, lookup_recipe
 
@@ -117,3 +120,25 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
         echo_json(record)
     else:
         print_record(record, benchmark)
+
+
+def _query_bert(benchmark, arch_id, recipe_text, epochs, as_json):
+    from benchmarks.errors import UserError
+    from nasbench_cli.commands.bert_data import bert_record, find_architecture, print_bert_record
+
+    if epochs not in (None, 1):
+        raise UserError("bert has no epochs (one evaluation per architecture): leave out --epochs")
+    if recipe_text is not None:
+        row, facts = find_architecture(benchmark, recipe_text)
+        if row is None:
+            message = (f"the architecture is in the FlexiBERT space but not among the 500 evaluated; nearest "
+                       f"evaluated: id {facts['nearest_id']} at Hamming distance {facts['hamming_distance']}")
+            if as_json:
+                echo_json({"found": False, "benchmark": "bert", "message": message, **facts})
+            else:
+                click.echo(message, err=True)
+            raise click.exceptions.Exit(1)
+    else:
+        row = benchmark.search.index_of(arch_id)
+    record = bert_record(benchmark, row)
+    echo_json(record) if as_json else print_bert_record(record)

@@ -3,7 +3,7 @@ import sys
 
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
 
 
 @click.group()
@@ -48,7 +48,7 @@ def sample(count, seed, unique, as_json):
                    "it is looked up in the benchmark by canonical form.")
 @click.option("--lookup/--no-lookup", default=True, show_default=True,
               help="With --recipe: look the cell up in the benchmark (needs the data).")
-@benchmark_option
+@cell_benchmark_option
 @data_dir_option
 @json_option
 def show(arch_id, recipe_text, lookup, benchmark_name, data_dir, as_json):
@@ -130,7 +130,7 @@ def validate_cmd(recipe_text, strict, as_json):
 
 
 @space.command()
-@benchmark_option
+@cell_benchmark_option
 @data_dir_option
 @click.option("--samples", type=click.IntRange(min=0), default=0, show_default=True,
               help="Also draw this many random cells and report their canonical duplicates and how many "
