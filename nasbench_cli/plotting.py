@@ -54,6 +54,7 @@ _STYLES = {
     "bert-re": ("#117733", "-."),
     "bert-tpe": ("#DDAA33", (0, (5, 1.5, 1, 1.5))),
     "bert-smac": ("#AA4499", (0, (1, 1.2))),
+    "bert-optuna": ("#88CCEE", "--"),
 }
 _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
 _EXTRA_COLOURS = ("#7F7F7F", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")   # plugins: by name hash

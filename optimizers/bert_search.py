@@ -10,6 +10,8 @@ Every algorithm here asks for `Job(row, 1)`: the one "epoch" of a bert row is th
   changed, `FlexiBertSpace.mutate`), the child snapped to the nearest untrained evaluated architecture.
 - `bert-tpe`: hyperopt's TPE over the native space (categorical choices, layers 3-4 conditional on
   the layer count), each proposal snapped.
+- `bert-optuna`: Optuna's TPESampler through ask/tell, define-by-run over the native space (the
+  library adapter that applies here: DEHB and SMAC's multi-fidelity facade need epochs).
 - `bert-smac`: SMAC3's HPO facade over the native ConfigSpace (`benchmarks.bert.configspace`), each
   proposal snapped; SMAC minimises 100 - GLUE (positive, as its log-cost forest needs).
 
@@ -279,6 +281,70 @@ class BertSMAC(Algorithm):
         resources = getattr(self, "_resources", None)
         if resources is not None:
             resources.close()
+
+
+class BertOptuna(Algorithm):
+    name = "bert-optuna"
+    description = "Optuna TPE over the native FlexiBERT space (define-by-run), snapped by Hamming distance (bert)"
+    benchmarks = BERT_ONLY
+    requires = {"optuna": "pip install 'nasbench[libs]' (in a clone: pip install -e '.[libs]')"}
+
+    @dataclass(frozen=True)
+    class Settings:
+        features: str = "bert-encoding"
+        startup_trials: int = 10        # TPESampler n_startup_trials
+        constant_liar: bool = True      # with K > 1 workers: running trials count as bad
+
+    def start(self, inputs: SearchInputs) -> None:
+        import warnings
+
+        import optuna
+
+        from optimizers.snapped_evaluation import quiet_logger
+
+        self._space, _ = bert_space(inputs, self.name)
+        self._snapper = HammingSnapper(self._space, inputs.features, inputs.rng)
+        self._quiet = quiet_logger("optuna")
+        self._quiet.__enter__()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")       # ExperimentalWarning for constant_liar
+            sampler = optuna.samplers.TPESampler(seed=int(inputs.seed), n_startup_trials=self.settings.startup_trials,
+                                                 constant_liar=bool(self.settings.constant_liar and inputs.workers > 1))
+        self._study = optuna.create_study(study_name="nasbench-bert", sampler=sampler, direction="minimize")
+        self._trial_of: dict = {}
+
+    def ask(self) -> Job | None:
+        from optuna.trial import TrialState
+
+        from benchmarks.bert.configspace import from_configuration
+
+        trial = self._study.ask()
+        space = self._space
+        values = {"hidden_size": trial.suggest_categorical("hidden_size", list(space.hidden_sizes)),
+                  "num_encoder_layers": trial.suggest_categorical("num_encoder_layers", list(space.layer_counts))}
+        for k in range(1, values["num_encoder_layers"] + 1):      # define-by-run: only the layers it has
+            values[f"layer{k}_operation"] = trial.suggest_categorical(
+                f"layer{k}_operation", [f"{t}:{p}" for t, p in space.operations])
+            values[f"layer{k}_heads"] = trial.suggest_categorical(f"layer{k}_heads", list(space.heads))
+            values[f"layer{k}_ff_dimension"] = trial.suggest_categorical(f"layer{k}_ff_dimension",
+                                                                         list(space.ff_dimensions))
+            values[f"layer{k}_ff_count"] = trial.suggest_categorical(f"layer{k}_ff_count", list(space.ff_counts))
+        row = self._snapper.snap(from_configuration(space, values))
+        if row is None:
+            self._study.tell(trial, state=TrialState.FAIL)
+            return None
+        job = Job(row, 1)
+        self._trial_of[id(job)] = trial
+        return job
+
+    def tell(self, job: Job, observation) -> None:
+        loss = observation.last_val_loss
+        self._study.tell(self._trial_of.pop(id(job)), float(loss) if math.isfinite(loss) else 0.0)
+
+    def finish(self) -> None:
+        quiet = getattr(self, "_quiet", None)
+        if quiet is not None:
+            quiet.__exit__(None, None, None)
 
 
 def _smac_target(config, seed: int = 0) -> float:

@@ -34,11 +34,13 @@ ALGORITHMS = {
     "bert-re": ("regularized evolution, natural FlexiBERT mutation snapped by Hamming distance (bert only)", "optimizers.bert_search:BertRegularizedEvolution"),
     "bert-tpe": ("hyperopt TPE over the native FlexiBERT space, snapped by Hamming distance (bert only)", "optimizers.bert_search:BertTPE"),
     "bert-smac": ("SMAC3 HPO facade over the native FlexiBERT ConfigSpace, snapped by Hamming distance (bert only)", "optimizers.bert_search:BertSMAC"),
+    "bert-optuna": ("Optuna TPE, define-by-run over the native FlexiBERT space, snapped by Hamming distance (bert only; extra: libs)", "optimizers.bert_search:BertOptuna"),
 }
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
 PROXY_ALGORITHMS = ("prs", "phb")
 LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
-BERT_ALGORITHMS = ("bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac")
+BERT_ALGORITHMS = ("bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac")   # --algo all on bert
+BERT_NAMES = BERT_ALGORITHMS + ("bert-optuna",)                                  # every bert-only one
 
 
 def available() -> list[str]:
@@ -65,9 +67,9 @@ def check_benchmark(name: str, benchmark: str) -> None:
     if name not in ALGORITHMS:
         return
     bert_names = ", ".join(BERT_ALGORITHMS)
-    if name in BERT_ALGORITHMS and benchmark != "bert":
+    if name in BERT_NAMES and benchmark != "bert":
         raise UserError(f"{name} searches the FlexiBERT space: it runs on --benchmark bert only")
-    if name not in BERT_ALGORITHMS and benchmark == "bert":
+    if name not in BERT_NAMES and benchmark == "bert":
         if name in MULTI_FIDELITY:
             raise UserError(f"{name} is multi-fidelity (it stops training early by epochs), and bert has one "
                             f"evaluation per architecture (single fidelity); on bert use {bert_names} (--algo all)")
@@ -83,7 +85,8 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     from optimizers.plugins import canonical_spec, is_plugin_spec
 
     groups = {"all": list(BERT_ALGORITHMS if benchmark == "bert" else PAPER_ALGORITHMS),
-              "proxy": list(PROXY_ALGORITHMS), "libs": list(LIBRARY_ALGORITHMS)}
+              "proxy": list(PROXY_ALGORITHMS),
+              "libs": ["bert-optuna"] if benchmark == "bert" else list(LIBRARY_ALGORITHMS)}
     names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
     names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
     known = set(available()) | set(plugin_names())

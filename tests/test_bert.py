@@ -127,7 +127,7 @@ def test_single_fidelity_regret_bookkeeping(bert):
     assert record["final_regret"] == pytest.approx(75.13 - best_so_far[-1])
 
 
-@pytest.mark.parametrize("algo", ["bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac"])
+@pytest.mark.parametrize("algo", ["bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac", "bert-optuna"])
 def test_bert_algorithms_are_deterministic_and_train_distinct_architectures(bert, algo):
     from nasbench_cli.trial import trial_record
     from optimizers.registry import make_algorithm
