@@ -25,8 +25,9 @@ class ScoredCandidates:
     def __init__(self, inputs: SearchInputs, metric: str, higher_is_better: bool, score_cost_s: float):
         scores = inputs.scores
         if scores is None or not np.isfinite(scores).any():
-            raise UserError(f"no cached '{metric}' scores for this benchmark; run "
-                            f"`nasbench proxies build --metric {metric} --all` first")
+            name = inputs.search.name
+            raise UserError(f"no cached '{metric}' scores for benchmark '{name}'; run `nasbench proxies build "
+                            f"--metric {metric} --all{'' if name == 'ptb' else ' --benchmark ' + name}` first")
         universe = np.flatnonzero(~np.isnan(scores))
         self.order = universe[inputs.rng.permutation(len(universe))].tolist()
         key = -scores if higher_is_better else scores           # lower key = better

@@ -100,10 +100,14 @@ def task_scores(benchmark) -> list[dict]:
     return [dict(entries[int(i)]["scores"]) for i in benchmark.search.ids]
 
 
+def rows_of(search: SearchTable, arch) -> list[int]:
+    """Rows evaluated with exactly the architecture `arch` (none, one, or two for a repeated one)."""
+    return [k for k, evaluated in enumerate(architectures(search)) if evaluated == arch]
+
+
 def same_configuration(benchmark, row: int) -> list[int]:
     """Ids of every row with the architecture of `row` (itself included), ascending."""
-    archs = architectures(benchmark.search)
-    return [int(benchmark.search.ids[k]) for k, arch in enumerate(archs) if arch == archs[row]]
+    return [int(benchmark.search.ids[k]) for k in rows_of(benchmark.search, architectures(benchmark.search)[row])]
 
 
 def _param_counts(folder: Path, ids: np.ndarray) -> np.ndarray:

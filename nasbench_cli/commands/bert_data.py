@@ -85,7 +85,7 @@ def find_architecture(benchmark, text: str) -> tuple[int | None, dict]:
     `text`: JSON (or a JSON file) in the `model_hparam_overrides` form or as a configuration dict;
     UserError if it is not a FlexiBERT architecture."""
     from benchmarks.bert.configspace import from_configuration
-    from benchmarks.bert.table import architectures
+    from benchmarks.bert.table import rows_of
     from benchmarks.errors import UserError
 
     try:
@@ -99,8 +99,7 @@ def find_architecture(benchmark, text: str) -> tuple[int | None, dict]:
         arch = space.parse(raw) if "nas_config" in raw else from_configuration(space, raw)
     except (KeyError, ValueError, TypeError) as exc:
         raise UserError(f"--recipe is not a FlexiBERT configuration: missing or bad {exc}") from None
-    archs = architectures(benchmark.search)
-    rows = [k for k, a in enumerate(archs) if a == arch]
+    rows = rows_of(benchmark.search, arch)
     if rows:
         return rows[0], {}
     from benchmarks.bert.space import hamming

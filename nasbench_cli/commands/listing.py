@@ -50,9 +50,9 @@ def list_cmd(as_json):
                    "benchmarks": {n: s.description for n, s in BENCHMARKS.items()}})
         return
     click.echo("algorithms (--algo NAME, a comma list, 'all' = the paper's eight, 'proxy' = prs,phb, "
-               "'libs' = optuna,dehb,smac-mf):")
+               "'libs' = optuna,dehb,smac-mf; on --benchmark bert 'all' = the bert-* five, 'libs' = bert-optuna):")
     for name in names:
-        click.echo(f"  {name:<8} {ALGORITHMS[name][0]}")
+        click.echo(f"  {name:<11} {ALGORITHMS[name][0]}")
     if plugins:
         click.echo("plugins (installed packages, entry-point group nasbench.optimizers):")
         for name, p in plugins.items():

@@ -1,5 +1,4 @@
 """`nasbench space`: the recurrent-cell search space: sample, show, validate, stats."""
-import sys
 
 import click
 
