@@ -139,12 +139,7 @@ class LearningCurveBO(Algorithm):
         for k in range(len(self._levels) - 2, -1, -1):
             position = self._promotable(k)
             if position is not None:
-                row = self._members[k][position]
-                self._promoted[k][position] = True
-                self._promoted_count[k] += 1
-                self._level_of[row] = k + 1
-                self.decisions.append((row, k + 1, True))
-                return Job(row, self._levels[k + 1])
+                return self._promote(k, position)
         row, overhead_s = self._new_architecture()
         if row is None:
             return self._promote_past_quota()
@@ -188,14 +183,17 @@ class LearningCurveBO(Algorithm):
             scores = self._score[k]
             open_ = np.flatnonzero(~self._promoted[k] & np.isfinite(scores))
             if len(open_):
-                position = int(open_[np.argsort(scores[open_], kind="stable")[0]])
-                row = self._members[k][position]
-                self._promoted[k][position] = True
-                self._promoted_count[k] += 1
-                self._level_of[row] = k + 1
-                self.decisions.append((row, k + 1, True))
-                return Job(row, self._levels[k + 1])
+                return self._promote(k, int(open_[np.argsort(scores[open_], kind="stable")[0]]))
         return None
+
+    def _promote(self, k: int, position: int) -> Job:
+        """Promote the result at `position` of rung k to rung k + 1 (a job continuing its checkpoint)."""
+        row = self._members[k][position]
+        self._promoted[k][position] = True
+        self._promoted_count[k] += 1
+        self._level_of[row] = k + 1
+        self.decisions.append((row, k + 1, True))
+        return Job(row, self._levels[k + 1])
 
     def _promotable(self, k: int):
         """Position in rung k of its best not-yet-promoted finite result, if that ranks in the rung's
