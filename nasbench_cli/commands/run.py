@@ -83,7 +83,7 @@ def summarize(paths) -> dict:
               help="Trials per algorithm.")
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=None, callback=finite,
               help="Simulated wall-clock budget per trial, in hours (with one worker: training time) "
-                   "[default: the benchmark's: ptb 1000, wt2 200 (10% of the time to train its table)].")
+                   "[default: the benchmark's: ptb 1000, wt2 200 (10% of the time to train its table), bert 36 (50 evaluations at the mean cost)].")
 @click.option("--budget", "budget_kind", type=click.Choice(["hours", "release"]), default="hours", show_default=True,
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
