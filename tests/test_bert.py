@@ -203,3 +203,15 @@ def test_cli_run_all_on_bert_with_defaults(tmp_path):
     assert labels == ["bert-bo", "bert-re", "bert-rs", "bert-smac", "bert-tpe"]
     record = json.loads((tmp_path / "bert" / "bert-rs" / "trial-0.json").read_text())
     assert record["budget_s"] == 4 * 3600.0 and record["benchmark"] == "bert"
+
+
+def test_missing_or_corrupt_bert_files_are_one_line_errors(tmp_path):
+    missing = run_cli("data", "info", "--benchmark", "bert", "--data-dir", str(tmp_path))
+    assert missing.returncode == 2 and "not found in" in missing.stderr      # a named folder: no fallback
+    (tmp_path / "BERT_benchmark.json").write_text("{not json")
+    (tmp_path / "BERT_search_space.json").write_text((bert_data_dir() / "BERT_search_space.json").read_text())
+    corrupt = run_cli("run", "--algo", "bert-rs", "--benchmark", "bert", "--data-dir", str(tmp_path),
+                      "--out", str(tmp_path / "out"))
+    assert corrupt.returncode == 2 and "cannot read" in corrupt.stderr
+    for result in (missing, corrupt):
+        assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr

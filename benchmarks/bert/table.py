@@ -31,16 +31,18 @@ METRICS_FILE = "BERT_results_activation.csv"
 
 
 def bert_data_dir(data_dir=None) -> Path:
-    """The folder with the NAS-Bench-BERT files: `data_dir` if it holds them, else `NASBENCH_BERT_DATA`,
-    else `../shared/training-free-nas` beside the repository; DataError if none does."""
+    """The folder with the NAS-Bench-BERT files: `data_dir` if given, else `NASBENCH_BERT_DATA`, else
+    `../shared/training-free-nas` beside the repository; DataError if that folder lacks them."""
     import os
 
     from benchmarks.paths import REPO_ROOT
 
-    candidates = [Path(data_dir).expanduser()] if data_dir is not None else []
-    if os.environ.get("NASBENCH_BERT_DATA"):
-        candidates.append(Path(os.environ["NASBENCH_BERT_DATA"]).expanduser())
-    candidates.append(REPO_ROOT.parent / "shared" / "training-free-nas")
+    if data_dir is not None:            # named by the user: that folder or an error, never a fallback
+        candidates = [Path(data_dir).expanduser()]
+    elif os.environ.get("NASBENCH_BERT_DATA"):
+        candidates = [Path(os.environ["NASBENCH_BERT_DATA"]).expanduser()]
+    else:
+        candidates = [REPO_ROOT.parent / "shared" / "training-free-nas"]
     for folder in candidates:
         if (folder / BENCHMARK_FILE).is_file() and (folder / SPACE_FILE).is_file():
             return folder.resolve()
