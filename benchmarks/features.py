@@ -157,9 +157,9 @@ def _stamp(path: Path):
 def feature_cache_info(benchmark) -> dict:
     """Per kind: whether it is available/cached, its shape and cache path (the `features info` payload)."""
     kinds = {}
+    bert = getattr(benchmark.search, "space", None) is not None
     for kind, description in FEATURE_KINDS.items():
         entry = {"description": description}
-        bert = getattr(benchmark.search, "space", None) is not None
         if kind == "bert-encoding" or bert:
             available = bert and kind == "bert-encoding"
             entry.update(available=available, cached=available,
