@@ -91,6 +91,9 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
 
     bench = load_benchmark(benchmark, data_dir) if isinstance(benchmark, str) else benchmark
     if isinstance(algorithm, str):
+        from optimizers.registry import check_benchmark
+
+        check_benchmark(algorithm, bench.name)       # e.g. no multi-fidelity algorithm on bert
         name, source, algorithm = algorithm_name(algorithm), algorithm_source(algorithm), make_algorithm(algorithm)
     else:
         if isinstance(algorithm, type) and issubclass(algorithm, Algorithm):

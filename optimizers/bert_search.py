@@ -33,9 +33,6 @@ from optimizers.bayesian import BayesianOptimisation
 from optimizers.evolution import RegularizedEvolution
 from optimizers.random_search import RandomSearch
 
-BERT_ONLY = ("bert",)
-
-
 def bert_space(inputs: SearchInputs, name: str):
     """The FlexiBERT space and per-row architectures of a bert table; UserError elsewhere."""
     from benchmarks.bert.table import architectures
@@ -71,7 +68,6 @@ class HammingSnapper:
 class BertRandomSearch(RandomSearch):
     name = "bert-rs"
     description = "random search over the 500 NAS-Bench-BERT architectures (bert)"
-    benchmarks = BERT_ONLY
 
     @dataclass(frozen=True)
     class Settings:
@@ -81,7 +77,6 @@ class BertRandomSearch(RandomSearch):
 class BertBO(BayesianOptimisation):
     name = "bert-bo"
     description = "bagged-XGBoost BO + LCB over the 38-number FlexiBERT encoding (bert)"
-    benchmarks = BERT_ONLY
 
     @dataclass(frozen=True)
     class Settings:
@@ -101,7 +96,6 @@ class BertBO(BayesianOptimisation):
 class BertRegularizedEvolution(RegularizedEvolution):
     name = "bert-re"
     description = "regularized evolution, natural FlexiBERT mutation snapped by Hamming distance (bert)"
-    benchmarks = BERT_ONLY
 
     @dataclass(frozen=True)
     class Settings:
@@ -126,7 +120,6 @@ class BertRegularizedEvolution(RegularizedEvolution):
 class BertTPE(Algorithm):
     name = "bert-tpe"
     description = "hyperopt TPE over the native FlexiBERT space, proposals snapped by Hamming distance (bert)"
-    benchmarks = BERT_ONLY
 
     @dataclass(frozen=True)
     class Settings:
@@ -219,7 +212,6 @@ def flatten(values: dict) -> dict:
 class BertSMAC(Algorithm):
     name = "bert-smac"
     description = "SMAC3 HPO facade over the native FlexiBERT ConfigSpace, proposals snapped by Hamming distance (bert)"
-    benchmarks = BERT_ONLY
 
     @dataclass(frozen=True)
     class Settings:
@@ -286,7 +278,6 @@ class BertSMAC(Algorithm):
 class BertOptuna(Algorithm):
     name = "bert-optuna"
     description = "Optuna TPE over the native FlexiBERT space (define-by-run), snapped by Hamming distance (bert)"
-    benchmarks = BERT_ONLY
     requires = {"optuna": "pip install 'nasbench[libs]' (in a clone: pip install -e '.[libs]')"}
 
     @dataclass(frozen=True)
