@@ -196,13 +196,13 @@ def test_cli_data_info_and_query(tmp_path):
 
 
 def test_cli_run_all_on_bert_with_defaults(tmp_path):
-    result = run_cli("run", "--algo", "all", "--benchmark", "bert", "--trials", "1", "--budget-hours", "4",
+    result = run_cli("run", "--algo", "all", "--benchmark", "bert", "--trials", "1", "--budget-hours", "2",
                      "--out", str(tmp_path), "--json")
     assert result.returncode == 0, result.stderr
     labels = sorted(p.name for p in (tmp_path / "bert").iterdir() if not p.name.startswith("."))
     assert labels == ["bert-bo", "bert-re", "bert-rs", "bert-smac", "bert-tpe"]
     record = json.loads((tmp_path / "bert" / "bert-rs" / "trial-0.json").read_text())
-    assert record["budget_s"] == 4 * 3600.0 and record["benchmark"] == "bert"
+    assert record["budget_s"] == 2 * 3600.0 and record["benchmark"] == "bert"
 
 
 def test_missing_or_corrupt_bert_files_are_one_line_errors(tmp_path):
