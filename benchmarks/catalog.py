@@ -13,6 +13,7 @@ class BenchmarkSpec:
     feature_stand_ins: tuple = ()          # (kind, kind used instead) where the release ships no file
     single_fidelity: bool = False          # one evaluation per architecture (no epochs to stop early)
     objective: str = "log-perplexity"      # what the regret is measured in
+    loader: str | None = None              # module with data_folder(data_dir) and load(data_dir); None: the logs
 
 
 # Default budgets: on ptb the paper's 1000 h (3% of the 31,749 h it takes to train the whole table); on
@@ -30,5 +31,6 @@ BENCHMARKS = {
     "bert": BenchmarkSpec("bert", "NAS-Bench-BERT: 500 FlexiBERT transformers, GLUE average maximised; single "
                           "fidelity (one evaluation = time_to_train, no epochs); default budget 36 h (50 mean "
                           "evaluations); algorithms bert-*", "BERT_benchmark.json", None, max_epochs=1,
-                          default_budget_hours=36.0, single_fidelity=True, objective="GLUE points"),
+                          default_budget_hours=36.0, single_fidelity=True, objective="GLUE points",
+                          loader="benchmarks.bert.table"),
 }

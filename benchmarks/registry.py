@@ -23,12 +23,13 @@ def load_benchmark(name: str = "ptb", data_dir=None, rebuild_cache: bool = False
     `../shared/nas-bench-nlp` beside the repository. Loads are memoised per process.
     """
     spec = get_spec(name)
-    if name == "bert":
-        from benchmarks.bert.table import bert_data_dir, load_bert_benchmark
+    if spec.loader is not None:          # a benchmark with its own files and loader (bert)
+        import importlib
 
-        memo_key = (name, str(bert_data_dir(data_dir)))
+        module = importlib.import_module(spec.loader)
+        memo_key = (name, str(module.data_folder(data_dir)))
         if memo_key not in _LOADED or rebuild_cache:
-            _LOADED[memo_key] = load_bert_benchmark(data_dir)
+            _LOADED[memo_key] = module.load(data_dir)
         return _LOADED[memo_key]
     root = resolve_data_dir(data_dir)
     memo_key = (name, str(root))

@@ -112,6 +112,9 @@ def same_configuration(benchmark, row: int) -> list[int]:
     return [int(benchmark.search.ids[k]) for k in rows_of(benchmark.search, architectures(benchmark.search)[row])]
 
 
+data_folder, load = bert_data_dir, load_bert_benchmark     # the catalog's loader interface
+
+
 def _param_counts(folder: Path, ids: np.ndarray) -> np.ndarray:
     """Parameter counts from the published metrics file (0 where it is absent)."""
     counts = np.zeros(len(ids), dtype=np.int64)
