@@ -56,8 +56,9 @@ class HammingSnapper:
         """The chosen row (marked trained unless `mark` is False), or None when every row is trained."""
         if self.trained.all():
             return None
-        distance = np.where(self.trained, np.iinfo(np.int64).max,
-                            (self.encodings != self.space.encode(arch)[None, :]).sum(axis=1))
+        from benchmarks.bert.space import hamming
+
+        distance = np.where(self.trained, np.iinfo(np.int64).max, hamming(self.encodings, self.space.encode(arch)))
         best = np.flatnonzero(distance == distance.min())
         row = int(best[np.argmin(self.tie_rank[best])])
         self.trained[row] = mark or self.trained[row]

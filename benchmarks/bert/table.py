@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.bert.space import load_space
-from benchmarks.errors import DataError
+from benchmarks.errors import DataError, UserError
 from benchmarks.table import Benchmark, SearchTable, encode_blob
 
 BENCHMARK_FILE = "BERT_benchmark.json"
@@ -65,7 +65,7 @@ def load_bert_benchmark(data_dir=None) -> Benchmark:
         archs = [space.parse(e["hparams"]["model_hparam_overrides"]) for e in entries]
     except (ValueError, KeyError, TypeError) as exc:
         raise DataError(f"cannot read {source}: {type(exc).__name__}: {exc}") from None
-    except Exception as exc:        # UserError from the parser: an architecture outside the space
+    except UserError as exc:        # from the parser: an architecture outside the space
         raise DataError(f"{source}: {exc}") from None
     if len(set(ids.tolist())) != len(ids) or not (np.isfinite(glue).all() and (seconds > 0).all()):
         raise DataError(f"{source}: ids must be distinct, GLUE finite and time_to_train positive")
