@@ -9,10 +9,10 @@ import inspect
 import math
 from pathlib import Path
 
-from benchmarks.environment import Environment, Observation
-from benchmarks.errors import UserError
-from benchmarks.registry import get_spec
-from benchmarks.registry import load_benchmark as _load_benchmark
+from benchmarks.core.environment import Environment, Observation
+from benchmarks.core.errors import UserError
+from benchmarks.core.registry import get_spec
+from benchmarks.core.registry import load_benchmark as _load_benchmark
 from optimizers.base import Algorithm, Job, SearchInputs, SequentialAlgorithm
 
 __all__ = ["Algorithm", "SequentialAlgorithm", "Job", "SearchInputs", "Observation", "Environment", "UserError",
@@ -83,18 +83,19 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     for `make_algorithm`. `benchmark`: a name or a loaded benchmark. With `out`, each record is also
     written atomically to OUT/<benchmark>/<label>/trial-<k>.json, where `nasbench plot/report/check`
     read it; a file already there with other settings or code is an error, never overwritten."""
-    from benchmarks.atomic import write_json_atomic
-    from nasbench_cli.results_io import read_trial, trial_path
-    from nasbench_cli.trial import check_label, run_label, settings_hash, trial_record
+    from benchmarks.core.atomic import write_json_atomic
+    from nasbench_cli.results.files import read_trial, trial_path
+    from nasbench_cli.harness.trial import check_label, run_label, settings_hash, trial_record
     from optimizers.plugins import same_source
     from optimizers.registry import algorithm_name, algorithm_source
 
     bench = load_benchmark(benchmark, data_dir) if isinstance(benchmark, str) else benchmark
     if isinstance(algorithm, str):
         from optimizers.registry import check_benchmark
+        from optimizers.registry import make_algorithm as build_algorithm
 
         check_benchmark(algorithm, bench.name)       # e.g. no multi-fidelity algorithm on bert
-        name, source, algorithm = algorithm_name(algorithm), algorithm_source(algorithm), make_algorithm(algorithm)
+        name, source, algorithm = algorithm_name(algorithm), algorithm_source(algorithm), build_algorithm(algorithm, None, bench.name)
     else:
         if isinstance(algorithm, type) and issubclass(algorithm, Algorithm):
             algorithm = algorithm()
@@ -132,8 +133,8 @@ def load_results(*folders, benchmark: str | None = None, at_hours=None):
     """The trial records under results folders as a tidy pandas DataFrame (see docs/result-format.md,
     "Exported tables"): one row per trial and finished job, or, with `at_hours` (e.g. [10, 100, 1000]),
     one row per trial and time point. Needs pandas (pip install 'nasbench[export]')."""
-    from nasbench_cli.export import long_table
-    from nasbench_cli.results_io import load_many
+    from nasbench_cli.results.export import long_table
+    from nasbench_cli.results.files import load_many
 
     results = load_many(folders, [benchmark] if benchmark else None)
     return long_table(results, at_hours)
@@ -141,16 +142,16 @@ def load_results(*folders, benchmark: str | None = None, at_hours=None):
 
 def trials_table(*folders, benchmark: str | None = None):
     """One row per trial (label, seed, final regret, incumbent, compute seconds, ...) as a DataFrame."""
-    from nasbench_cli.export import trials_table as table
-    from nasbench_cli.results_io import load_many
+    from nasbench_cli.results.export import trials_table as table
+    from nasbench_cli.results.files import load_many
 
     return table(load_many(folders, [benchmark] if benchmark else None))
 
 
 def plot_results(*folders, out_dir="figures", formats=("png",)) -> list[Path]:
     """Write `nasbench plot`'s figures for the results under `folders` into `out_dir`; returns the files."""
-    from nasbench_cli.plotting import plot_benchmark
-    from nasbench_cli.results_io import load_many
+    from nasbench_cli.figures.plotting import plot_benchmark
+    from nasbench_cli.results.files import load_many
 
     results = load_many(folders)
     written = []
@@ -160,7 +161,7 @@ def plot_results(*folders, out_dir="figures", formats=("png",)) -> list[Path]:
 
 
 def _object_name(algorithm) -> str:
-    from nasbench_cli.trial import check_label
+    from nasbench_cli.harness.trial import check_label
     from optimizers.registry import ALGORITHMS
 
     name = getattr(algorithm, "name", "") or type(algorithm).__name__

@@ -67,7 +67,7 @@ def group():
 
 def cli(argv=None):
     """Run the CLI; user mistakes become one line on stderr and exit code 2."""
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
 
     try:
         code = group.main(args=argv, prog_name="nasbench", standalone_mode=False)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
 
 
@@ -60,6 +60,7 @@ class _Rung:
 
 class ASHA(Algorithm):
     name = "asha"
+    needs = frozenset({"epochs"})
     description = "asynchronous successive halving, R = 50 epochs, eta = 3, grace 1 epoch, promotions from checkpoints"
 
     @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The ask/tell protocol every NAS algorithm implements.
 
-The harness owns the loop, the simulated clock and the workers (`nasbench_cli/simulator.py`). Once per
+The harness owns the loop, the simulated clock and the workers (`nasbench_cli/harness/simulator.py`). Once per
 trial it calls `start(inputs)`; then, whenever a simulated worker is free, `ask()`, which returns a
 `Job` (train architecture `arch` up to `epochs` epochs, from its checkpoint) or None ("nothing to start
 until a result arrives"); when a job ends, `tell(job, observation)`. A trial ends when no job is running
@@ -24,7 +24,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from benchmarks.table import SearchTable
+from benchmarks.core.table import SearchTable
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -52,6 +52,11 @@ class Algorithm:
     """Base class: subclasses set `name`, `description`, `Settings` and implement `start`, `ask`, `tell`."""
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    # What the algorithm uses of a benchmark (names in benchmarks.core.space.OFFERS: "epochs", "graph2vec",
+    # "proxies", "sample", "mutate", "neighbours", "encoding", "distance", "configspace"); a benchmark that
+    # does not offer all of them refuses it in one line before anything runs. Its settings add to this:
+    # `features` naming graph2vec needs "graph2vec", naming a space's encoding "encoding"; `metric` "proxies".
+    needs: ClassVar[frozenset] = frozenset()
 
     @dataclass(frozen=True)
     class Settings:
@@ -78,7 +83,7 @@ class Algorithm:
         raise NotImplementedError
 
     def tell(self, job: Job, observation) -> None:
-        """`job` ended; `observation` (benchmarks.environment.Observation) is what it revealed."""
+        """`job` ended; `observation` (benchmarks.core.environment.Observation) is what it revealed."""
 
     def finish(self) -> None:
         """Called once when the trial ends (also after an error): release resources."""

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
 
 
@@ -40,6 +40,7 @@ class BayesianOptimisation(Algorithm):
     """Bagged-XGBoost BO with a lower-confidence-bound acquisition over all untried architectures."""
     name = "bo"
     description = "Bayesian optimisation, bagged XGBoost + LCB over graph2vec features"
+    needs = frozenset({"graph2vec"})
 
     @dataclass(frozen=True)
     class Settings:
@@ -175,3 +176,23 @@ class BO50d(BayesianOptimisation):
     @dataclass(frozen=True)
     class Settings(BayesianOptimisation.Settings):
         features: str = "g2v-50d"       # our 50-d graph2vec (the paper's 50-d file is not released)
+
+
+class SpaceBO(BayesianOptimisation):
+    """`bo` on a benchmark without graph2vec features: the same model over the space's own encoding,
+    sized for ~50 evaluations (10 random, refit after every evaluation)."""
+    needs = frozenset({"encoding"})
+
+    @dataclass(frozen=True)
+    class Settings:
+        features: str = "encoding"      # the space's own encoding
+        initial: int = 10               # random architectures before the first model (of ~50 evaluations)
+        epochs: int = 1                 # one evaluation per architecture
+        bags: int = 14
+        bag_fraction: float = 0.5
+        bootstrap: bool = True
+        n_estimators: int = 100
+        max_depth: int = 15
+        beta: float = 2.0
+        refit_every: int = 1            # refit after every evaluation (they are few and costly)
+        tree_method: str = "exact"

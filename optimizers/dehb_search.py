@@ -19,13 +19,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import SearchInputs
 from optimizers.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
 
 
 class DEHBSearch(LibraryAdapter):
     name = "dehb"
+    needs = frozenset({"epochs", "graph2vec"})
     requires = {"dehb": "pip install 'nasbench[libs]' && pip install --no-deps dehb==0.1.2 "
                          "(DEHB pins NumPy < 2 in its metadata but runs on NumPy 2)"}
     description = "DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box"

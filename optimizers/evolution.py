@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.snapping import nearest_by_cosine, unit_rows
 
@@ -40,8 +40,13 @@ MAX_STALE_STEPS = 100_000     # steps in a row that train nothing new: the reach
 
 
 class RegularizedEvolution(Algorithm):
+    """One class for every space: with a graph2vec feature kind it mutates by noise in feature space
+    and snaps by cosine (the release); with the space's own encoding (`features` = its
+    `encoding_kind`) it mutates natively (`space.mutate`) and snaps by the space's distance."""
     name = "re"
     description = "regularized evolution in 10-d graph2vec space, population 20, tournament 10"
+    needs = frozenset({"graph2vec"})
+    _native = False                      # set by start(): mutate in the space's own encoding
 
     @dataclass(frozen=True)
     class Settings:
@@ -77,6 +82,15 @@ class RegularizedEvolution(Algorithm):
         # it joined, and the parent of each child (members[population + k] is the child of parents[k]).
         self.population: deque = deque(maxlen=settings.population)
         self.members, self.parents = [], []
+        space = getattr(inputs.search, "space", None)
+        self._native = space is not None and settings.features == space.encoding_kind
+        if self._native:                          # mutate in the space, snap by its distance
+            from benchmarks.core.space import architectures
+            from optimizers.snapping import space_and_snapper
+
+            self._space, self._snapper = space_and_snapper(inputs, self.name)
+            self._archs = architectures(inputs.search)
+            self._snapper.trained = self._trained    # one mask: initial members count as trained
 
     def ask(self) -> Job | None:
         if self._handed_out < len(self._initial):
@@ -128,7 +142,10 @@ class RegularizedEvolution(Algorithm):
         return picks[0]
 
     def _mutate(self, features, parent, low, high, stds, trained, rng) -> int | None:
-        """The child's row: noise on the parent's vector, escalating std until it snaps elsewhere."""
+        """The child's row: noise on the parent's vector, escalating std until it snaps elsewhere; in
+        the native space, the parent mutated and snapped to the nearest untrained evaluated row."""
+        if self._native:
+            return self._snapper.snap(self._space.mutate(self._archs[parent], rng), mark=False)
         vector = features[parent]
         child = parent
         for std in stds:
@@ -166,3 +183,18 @@ def _check(settings, features, n: int) -> None:
                         f"population={settings.population}")
     if settings.population > n:
         raise UserError(f"re population {settings.population} exceeds the {n} architectures")
+
+
+class SpaceRegularizedEvolution(RegularizedEvolution):
+    """`re` on a benchmark without graph2vec features: native mutation, snapped (population and
+    tournament sized for ~50 evaluations, as NAS-Bench-BERT's budget allows)."""
+    needs = frozenset({"mutate", "encoding", "distance"})
+
+    @dataclass(frozen=True)
+    class Settings:
+        features: str = "encoding"      # the space's own encoding (snapping measures distance on it)
+        population: int = 10            # P (of ~50 evaluations)
+        sample: int = 5                 # S, tournament size
+        noise_stds: tuple[float, ...] = (1.0,)   # unused in the native space (mutation is natural)
+        epochs: int = 1
+        new_children_only: bool = True  # always: a child is an untrained architecture

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import Job, SearchInputs, SequentialAlgorithm
 
 PROMOTE_MODES = ("best", "worst")
@@ -68,6 +68,7 @@ def bracket_schedule(max_epochs: int = 50, eta: int = 3,
 
 class Hyperband(SequentialAlgorithm):
     name = "hb"
+    needs = frozenset({"epochs"})
     description = "Hyperband, R = 50 epochs, eta = 3, B = 200 epochs (Li et al.; the release: hb-release), promoted models continue from checkpoints"
 
     @dataclass(frozen=True)

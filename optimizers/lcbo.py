@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
 
 
@@ -49,6 +49,7 @@ def parse_numbers(text: str, kind, what: str) -> list:
 
 class LearningCurveBO(Algorithm):
     name = "lcbo"
+    needs = frozenset({"epochs", "proxies"})
     description = ("learning-curve-aware ASHA: rungs 1/2/9/50 epochs, promotion by a bagged ridge curve model "
                    "fit online, new cells the best by hidden covariance of 3")
 

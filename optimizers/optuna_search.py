@@ -14,13 +14,14 @@ a fixed name keeps trials reproducible), `TPESampler(seed=trial seed, n_startup_
 continuations of unpruned trials go first, then new trials; TPE's `constant_liar` treats running
 trials as bad, so parallel proposals spread out (Optuna's own advice for parallel TPE).
 """
+import math
 import warnings
 from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.asha import rung_levels
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.fidelity_evaluation import FidelityEvaluator
@@ -30,6 +31,7 @@ from optimizers.snapped_evaluation import quiet_logger
 
 class OptunaTPE(Algorithm):
     name = "optuna"
+    needs = frozenset({"epochs", "graph2vec"})
     requires = {"optuna": "pip install 'nasbench[libs]' (in a clone: pip install -e '.[libs]')"}
     description = "Optuna TPE sampler + Hyperband pruner over epochs (1, 3, 9, 27, 50), 10-d graph2vec box"
 
@@ -129,3 +131,59 @@ def _state(name: str):
     import optuna
 
     return getattr(optuna.trial.TrialState, name)
+
+
+class SpaceOptuna(Algorithm):
+    """`optuna` in a benchmark's native space: Optuna's TPESampler through ask/tell, define-by-run over
+    its conditional choices, each proposal snapped (the library adapter for single-fidelity spaces)."""
+    name = "optuna"
+    description = "Optuna TPE over the native space (define-by-run), snapped by the space's distance"
+    needs = frozenset({"configspace", "encoding", "distance"})
+    requires = {"optuna": "pip install 'nasbench[libs]' (in a clone: pip install -e '.[libs]')"}
+
+    @dataclass(frozen=True)
+    class Settings:
+        features: str = "encoding"       # the space's own encoding (snapping)
+        startup_trials: int = 10        # TPESampler n_startup_trials
+        constant_liar: bool = True      # with K > 1 workers: running trials count as bad
+
+    def start(self, inputs: SearchInputs) -> None:
+        import warnings
+
+        import optuna
+
+        from optimizers.snapping import space_and_snapper
+
+        self._space, self._snapper = space_and_snapper(inputs, self.name)
+        self._epochs = inputs.search.max_epochs
+        self._quiet = quiet_logger("optuna")
+        self._quiet.__enter__()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")       # ExperimentalWarning for constant_liar
+            sampler = optuna.samplers.TPESampler(seed=int(inputs.seed), n_startup_trials=self.settings.startup_trials,
+                                                 constant_liar=bool(self.settings.constant_liar and inputs.workers > 1))
+        self._study = optuna.create_study(study_name="nasbench-space", sampler=sampler, direction="minimize")
+        self._trial_of: dict = {}
+
+    def ask(self) -> Job | None:
+        from optuna.trial import TrialState
+
+        from benchmarks.core.space import suggest_optuna
+
+        trial = self._study.ask()
+        row = self._snapper.snap(self._space.from_values(suggest_optuna(trial, self._space.choices())))
+        if row is None:
+            self._study.tell(trial, state=TrialState.FAIL)
+            return None
+        job = Job(row, self._epochs)          # the full fidelity (bert: its one evaluation)
+        self._trial_of[id(job)] = trial
+        return job
+
+    def tell(self, job: Job, observation) -> None:
+        loss = observation.last_val_loss
+        self._study.tell(self._trial_of.pop(id(job)), float(loss) if math.isfinite(loss) else 0.0)
+
+    def finish(self) -> None:
+        quiet = getattr(self, "_quiet", None)
+        if quiet is not None:
+            quiet.__exit__(None, None, None)

@@ -24,7 +24,7 @@ import os
 import sys
 from pathlib import Path
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 
 ENTRY_POINT_GROUP = "nasbench.optimizers"
 

@@ -9,7 +9,7 @@ job that trains the chosen architectures, so a proxy-guided search pays for its 
 """
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import SearchInputs
 
 # CPU seconds of one thread to score one cell with every metric in one pass (minibatch 32 x 20),

@@ -1,7 +1,7 @@
 """Proxy-guided Hyperband: each bracket's new architectures are the best-scored of a larger pool."""
 from dataclasses import dataclass
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import SearchInputs
 from optimizers.hyperband import PROMOTE_MODES, Hyperband, bracket_schedule
 from optimizers.proxy_candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
@@ -9,6 +9,7 @@ from optimizers.proxy_candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
 
 class ProxyHyperband(Hyperband):
     name = "phb"
+    needs = frozenset({"epochs", "proxies"})
     description = "Hyperband whose new architectures are the best by hidden covariance of 3x as many"
 
     @dataclass(frozen=True)

@@ -4,13 +4,14 @@ Each free worker scores the next pool (its scoring time is the job's overhead) a
 K workers do so side by side, as random search does."""
 from dataclasses import dataclass
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.proxy_candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
 
 
 class ProxyRandomSearch(Algorithm):
     name = "prs"
+    needs = frozenset({"epochs", "proxies"})
     description = "random search that scores pools of 10 with hidden covariance and trains the best 50 epochs"
 
     @dataclass(frozen=True)

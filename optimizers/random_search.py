@@ -15,6 +15,7 @@ class RandomSearch(Algorithm):
     """Random search with `settings.epochs` epochs per architecture."""
     name = "rs"
     description = "random search, each architecture trained a fixed number of epochs"
+    needs = frozenset({"epochs"})
 
     @dataclass(frozen=True)
     class Settings:
@@ -45,3 +46,14 @@ class RandomSearch10(RandomSearch):
     @dataclass(frozen=True)
     class Settings:
         epochs: int = 10          # epochs each drawn architecture is trained to
+
+
+class SingleFidelityRandomSearch(RandomSearch):
+    """`rs` on a single-fidelity benchmark (bert): each draw is one whole evaluation."""
+    name = "rs"
+    description = "random search over a single-fidelity benchmark's evaluated architectures"
+    needs = frozenset()
+
+    @dataclass(frozen=True)
+    class Settings:
+        epochs: int = 1           # one evaluation per architecture

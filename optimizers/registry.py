@@ -1,6 +1,14 @@
-"""Registry of algorithm names: `nasbench list` and `--algo all` read from here.
+"""Registry of algorithm names: `nasbench list`, `--algo all` and the pairing with benchmarks.
 
-Entries point at "module:Class" so that listing does not import xgboost, hyperopt or smac.
+One name, every benchmark: a name lists its variants ("module:Class"), and on a benchmark the first
+variant whose `needs` (a class attribute: what it uses of a benchmark, see
+`benchmarks.core.space.OFFERS`) the benchmark `offers` (its catalog entry) runs. So `re` is the
+release's graph2vec evolution on ptb and wt2 and native-space evolution on bert, with the settings
+each was tuned with there. A name none of whose variants fits is refused in one line that says what is
+missing. The old bert-only names (`bert-re`, ...) are aliases: the same variant, recorded under the
+old name, so existing results and baselines stay valid.
+
+Entries are strings so that listing does not import xgboost, hyperopt or smac.
 """
 import dataclasses
 import json
@@ -8,45 +16,50 @@ import math
 import importlib
 import typing
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
+from optimizers.labels import check_label
 
-# name -> (one-line description, "module:Class")
+# name -> (one-line description, "module:Class" variants in order of preference)
 ALGORITHMS = {
-    "rs50e": ("random search, each architecture trained 50 epochs", "optimizers.random_search:RandomSearch50"),
-    "rs10e": ("random search, each architecture trained 10 epochs", "optimizers.random_search:RandomSearch10"),
-    "hb": ("Hyperband, R = 50 epochs, eta = 3, B = 200 epochs (Li et al.; the release: hb-release), promoted models continue from checkpoints", "optimizers.hyperband:Hyperband"),
-    "asha": ("asynchronous successive halving, R = 50, eta = 3, grace 1 epoch, promotions from checkpoints", "optimizers.asha:ASHA"),
-    "hb-release": ("Hyperband as the release's notebook: B = 100R/3.5, brackets drawn independently, run once", "optimizers.hyperband:HyperbandRelease"),
-    "ahb": ("asynchronous Hyperband: ASHA in 4 brackets (grace 1, 3, 9, 27 epochs), syne-tune's bracket draw", "optimizers.asha:AsyncHyperband"),
-    "bo10d": ("Bayesian optimisation, bagged XGBoost + LCB over 10-d graph2vec features", "optimizers.bayesian:BO10d"),
-    "bo50d": ("Bayesian optimisation, bagged XGBoost + LCB over 50-d graph2vec features", "optimizers.bayesian:BO50d"),
-    "re": ("regularized evolution in 10-d graph2vec space, population 20, tournament 10", "optimizers.evolution:RegularizedEvolution"),
-    "tpe": ("hyperopt TPE over the box of 50-d graph2vec features, snapped to architectures", "optimizers.tpe:TPE"),
-    "smac": ("SMAC3 (HPO facade) over the box of 10-d graph2vec features, snapped to architectures", "optimizers.smac_search:SMAC"),
-    "prs": ("proxy-guided random search: best of 10 by hidden covariance, trained 50 epochs", "optimizers.proxy_random_search:ProxyRandomSearch"),
-    "phb": ("proxy-guided Hyperband: new architectures are the best by hidden covariance of 3x as many", "optimizers.proxy_hyperband:ProxyHyperband"),
-    "lcbo": ("learning-curve-aware ASHA: rungs 1/2/9/50, promotion by a curve model fit online, proxy-filtered new cells", "optimizers.lcbo:LearningCurveBO"),
-    "optuna": ("Optuna TPE sampler + Hyperband pruner over epochs, 10-d graph2vec box (extra: libs)", "optimizers.optuna_search:OptunaTPE"),
-    "dehb": ("DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box (extra: libs)", "optimizers.dehb_search:DEHBSearch"),
-    "smac-mf": ("SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box", "optimizers.smac_multifidelity:SMACMultiFidelity"),
-    "bert-rs": ("random search over the 500 NAS-Bench-BERT architectures (bert only)", "optimizers.bert_search:BertRandomSearch"),
-    "bert-bo": ("bagged-XGBoost BO + LCB over the 38-number FlexiBERT encoding (bert only)", "optimizers.bert_search:BertBO"),
-    "bert-re": ("regularized evolution, natural FlexiBERT mutation snapped by Hamming distance (bert only)", "optimizers.bert_search:BertRegularizedEvolution"),
-    "bert-tpe": ("hyperopt TPE over the native FlexiBERT space, snapped by Hamming distance (bert only)", "optimizers.bert_search:BertTPE"),
-    "bert-smac": ("SMAC3 HPO facade over the native FlexiBERT ConfigSpace, snapped by Hamming distance (bert only)", "optimizers.bert_search:BertSMAC"),
-    "bert-optuna": ("Optuna TPE, define-by-run over the native FlexiBERT space, snapped by Hamming distance (bert only; extra: libs)", "optimizers.bert_search:BertOptuna"),
+    "rs50e": ("random search, each architecture trained 50 epochs", ("optimizers.random_search:RandomSearch50",)),
+    "rs10e": ("random search, each architecture trained 10 epochs", ("optimizers.random_search:RandomSearch10",)),
+    "hb": ("Hyperband, R = 50 epochs, eta = 3, B = 200 epochs (Li et al.; the release: hb-release), promoted models continue from checkpoints", ("optimizers.hyperband:Hyperband",)),
+    "asha": ("asynchronous successive halving, R = 50, eta = 3, grace 1 epoch, promotions from checkpoints", ("optimizers.asha:ASHA",)),
+    "hb-release": ("Hyperband as the release's notebook: B = 100R/3.5, brackets drawn independently, run once", ("optimizers.hyperband:HyperbandRelease",)),
+    "ahb": ("asynchronous Hyperband: ASHA in 4 brackets (grace 1, 3, 9, 27 epochs), syne-tune's bracket draw", ("optimizers.asha:AsyncHyperband",)),
+    "bo10d": ("Bayesian optimisation, bagged XGBoost + LCB over 10-d graph2vec features", ("optimizers.bayesian:BO10d",)),
+    "bo50d": ("Bayesian optimisation, bagged XGBoost + LCB over 50-d graph2vec features", ("optimizers.bayesian:BO50d",)),
+    "re": ("regularized evolution: graph2vec noise mutation (P 20, S 10) on cells; native mutation, snapped (P 10, S 5) elsewhere",
+           ("optimizers.evolution:RegularizedEvolution", "optimizers.evolution:SpaceRegularizedEvolution")),
+    "tpe": ("hyperopt TPE: over the 50-d graph2vec box on cells; over the native space elsewhere; snapped to architectures",
+            ("optimizers.tpe:TPE", "optimizers.tpe:SpaceTPE")),
+    "smac": ("SMAC3 (HPO facade): over the 10-d graph2vec box on cells; over the native ConfigSpace elsewhere; snapped",
+             ("optimizers.smac_search:SMAC", "optimizers.smac_search:SpaceSMAC")),
+    "prs": ("proxy-guided random search: best of 10 by hidden covariance, trained 50 epochs", ("optimizers.proxy_random_search:ProxyRandomSearch",)),
+    "phb": ("proxy-guided Hyperband: new architectures are the best by hidden covariance of 3x as many", ("optimizers.proxy_hyperband:ProxyHyperband",)),
+    "lcbo": ("learning-curve-aware ASHA: rungs 1/2/9/50, promotion by a curve model fit online, proxy-filtered new cells", ("optimizers.lcbo:LearningCurveBO",)),
+    "optuna": ("Optuna TPE: + Hyperband pruner over epochs in the 10-d graph2vec box on cells; define-by-run over the native space elsewhere (extra: libs)",
+               ("optimizers.optuna_search:OptunaTPE", "optimizers.optuna_search:SpaceOptuna")),
+    "dehb": ("DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box (extra: libs)", ("optimizers.dehb_search:DEHBSearch",)),
+    "smac-mf": ("SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box", ("optimizers.smac_multifidelity:SMACMultiFidelity",)),
+    "rs": ("random search at the benchmark's full fidelity: 50 epochs on cells, the one evaluation on bert",
+           ("optimizers.random_search:RandomSearch", "optimizers.random_search:SingleFidelityRandomSearch")),
+    "bo": ("Bayesian optimisation, bagged XGBoost + LCB: over 10-d graph2vec on cells (= bo10d), over the space's encoding elsewhere",
+           ("optimizers.bayesian:BO10d", "optimizers.bayesian:SpaceBO")),
 }
+# old name -> (name, the benchmark it was made for): the same algorithm, recorded under the old name
+ALIASES = {"bert-rs": ("rs", "bert"), "bert-bo": ("bo", "bert"), "bert-re": ("re", "bert"),
+           "bert-tpe": ("tpe", "bert"), "bert-smac": ("smac", "bert"), "bert-optuna": ("optuna", "bert")}
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
 PROXY_ALGORITHMS = ("prs", "phb")
 LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
-BERT_ALGORITHMS = ("bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac")   # --algo all on bert
-BERT_NAMES = BERT_ALGORITHMS + ("bert-optuna",)                                  # every bert-only one
+SPACE_ALGORITHMS = ("rs", "bo", "re", "tpe", "smac")     # --algo all on a benchmark searched in its native space
 
 
 def available() -> list[str]:
     """Registered names whose module exists, in registry order."""
-    return [name for name, (_, target) in ALGORITHMS.items()
-            if importlib.util.find_spec(target.split(":")[0]) is not None]
+    return [name for name, (_, variants) in ALGORITHMS.items()
+            if importlib.util.find_spec(variants[0].split(":")[0]) is not None]
 
 
 def plugin_names() -> list[str]:
@@ -54,42 +67,102 @@ def plugin_names() -> list[str]:
     excluded (a built-in name always means ours)."""
     from optimizers.plugins import entry_points
 
-    return sorted(name for name in entry_points() if name not in ALGORITHMS)
+    return sorted(name for name in entry_points() if name not in ALGORITHMS and name not in ALIASES)
 
 
-MULTI_FIDELITY = ("rs10e", "hb", "asha", "hb-release", "ahb", "phb", "lcbo", "optuna", "dehb", "smac-mf")
+def is_builtin(name: str) -> bool:
+    return name in ALGORITHMS or name in ALIASES
+
+
+def _import(target: str):
+    module_name, attr = target.split(":")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def _offers(benchmark: str) -> frozenset:
+    from benchmarks.core.registry import get_spec
+
+    return get_spec(benchmark).offers
+
+
+def variant(name: str, benchmark: str | None = None) -> str:
+    """The "module:Class" a built-in name runs on `benchmark` (None: its first variant; an alias: the
+    variant of its benchmark); UserError (one line) if none fits."""
+    if name in ALIASES:
+        base, made_for = ALIASES[name]
+        if benchmark is not None and benchmark != made_for:
+            raise UserError(f"{name} is the old name of {base} on {made_for}: on {benchmark} use --algo {base}")
+        name, benchmark = base, made_for
+    variants = ALGORITHMS[name][1]
+    if benchmark is None:
+        return variants[0]
+    offers = _offers(benchmark)
+    missing = []
+    for target in variants:
+        lacking = sorted(set(getattr(_import(target), "needs", frozenset())) - offers)
+        if not lacking:
+            return target
+        missing.append(lacking)
+    from benchmarks.core.space import OFFERS
+
+    runnable = ", ".join(n for n in ALGORITHMS if _fits(n, offers))
+    first = min(missing, key=len)
+    raise UserError(f"{name} cannot run on {benchmark}: it needs {', '.join(first)} "
+                    f"({'; '.join(OFFERS.get(m, m) for m in first)}), which {benchmark} does not offer; "
+                    f"on {benchmark} use: {runnable}")
+
+
+def _fits(name: str, offers: frozenset) -> bool:
+    return any(set(getattr(_import(t), "needs", frozenset())) <= offers for t in ALGORITHMS[name][1])
 
 
 def check_benchmark(name: str, benchmark: str) -> None:
-    """UserError (one line) if the built-in algorithm `name` cannot run on `benchmark`: the bert-*
-    ones need the FlexiBERT space; the others search recurrent cells, and the multi-fidelity ones
-    stop training early, which a single-fidelity benchmark cannot do. Plugins are not checked."""
-    if name not in ALGORITHMS:
-        return
-    bert_names = ", ".join(BERT_ALGORITHMS)
-    if name in BERT_NAMES and benchmark != "bert":
-        raise UserError(f"{name} searches the FlexiBERT space: it runs on --benchmark bert only")
-    if name not in BERT_NAMES and benchmark == "bert":
-        if name in MULTI_FIDELITY:
-            raise UserError(f"{name} is multi-fidelity (it stops training early by epochs), and bert has one "
-                            f"evaluation per architecture (single fidelity); on bert use {bert_names} (--algo all)")
-        raise UserError(f"{name} searches recurrent cells (graph2vec features); on bert use {bert_names} "
-                        "(--algo all)")
+    """UserError (one line) if the built-in algorithm `name` cannot run on `benchmark` (what it needs
+    and the benchmark does not offer). Plugins are checked when built (`make_algorithm`)."""
+    if is_builtin(name):
+        variant(name, benchmark)
+
+
+def required_offers(algorithm) -> set:
+    """What an algorithm instance uses of a benchmark: its class's `needs`, plus what its settings
+    name: graph2vec features (`features` = shipped-10d, g2v-10d, g2v-50d), a space's own encoding,
+    training-free scores (`metric`)."""
+    needs = set(getattr(type(algorithm), "needs", ()) or ())
+    kind = algorithm.feature_kind
+    if kind in ("shipped-10d", "g2v-10d", "g2v-50d"):
+        needs.add("graph2vec")
+    elif kind is not None:
+        needs.add("encoding")
+    if algorithm.score_metric is not None:
+        needs.add("proxies")
+    return needs
+
+
+def check_offers(label: str, algorithm, benchmark: str) -> None:
+    """UserError (one line) if `algorithm` (a plugin's instance) uses what `benchmark` does not offer."""
+    from benchmarks.core.space import OFFERS
+
+    lacking = sorted(required_offers(algorithm) - set(_offers(benchmark)))
+    if lacking:
+        raise UserError(f"{label} cannot run on {benchmark}: it needs {', '.join(lacking)} "
+                        f"({'; '.join(OFFERS.get(m, m) for m in lacking)}), which {benchmark} does not offer "
+                        "(its `needs` and its settings `features` / `metric` say what it uses)")
 
 
 def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
-    """'all' (the paper's eight; on bert the bert-* five), 'proxy' (the proxy-guided ones), 'libs' (the
+    """'all' (the paper's eight; on a benchmark without graph2vec, as bert, rs, bo, re, tpe, smac), 'proxy' (the proxy-guided ones), 'libs' (the
     library adapters) or a comma list of names, plugin names and plugin specs (module:Class,
     file.py:Class) -> algorithm keys (a spec made absolute); UserError for an unknown name, or for a
     built-in algorithm that cannot run on `benchmark` (when given)."""
     from optimizers.plugins import canonical_spec, is_plugin_spec
 
-    groups = {"all": list(BERT_ALGORITHMS if benchmark == "bert" else PAPER_ALGORITHMS),
+    native = benchmark is not None and "graph2vec" not in _offers(benchmark)
+    groups = {"all": list(SPACE_ALGORITHMS if native else PAPER_ALGORITHMS),
               "proxy": list(PROXY_ALGORITHMS),
-              "libs": ["bert-optuna"] if benchmark == "bert" else list(LIBRARY_ALGORITHMS)}
+              "libs": ["optuna"] if native else list(LIBRARY_ALGORITHMS)}
     names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
     names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
-    known = set(available()) | set(plugin_names())
+    known = set(available()) | set(ALIASES) | set(plugin_names())
     unknown = [n for n in names if not is_plugin_spec(n) and n not in known]
     if unknown or not names:
         plugins = plugin_names()
@@ -105,32 +178,30 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
 _LOADED: dict = {}     # algorithm key -> (class, source) of plugins loaded in this process
 
 
-def algorithm_class(name: str):
-    """The class of a built-in name, an installed plugin's name, or a plugin spec."""
-    if name in ALGORITHMS:
-        module_name, attr = ALGORITHMS[name][1].split(":")
-        return getattr(importlib.import_module(module_name), attr)
+def algorithm_class(name: str, benchmark: str | None = None):
+    """The class of a built-in name (its variant for `benchmark`), an installed plugin's name, or a
+    plugin spec."""
+    if is_builtin(name):
+        return _import(variant(name, benchmark))
     return _plugin(name)[0]
 
 
 def algorithm_source(name: str) -> dict | None:
     """Where a plugin's class came from (see optimizers.plugins); None for a built-in algorithm."""
-    return None if name in ALGORITHMS else _plugin(name)[1]
+    return None if is_builtin(name) else _plugin(name)[1]
 
 
 def algorithm_name(name: str) -> str:
     """The name results are recorded and compared under: a built-in name itself; for a plugin its
     class's `name` attribute (or the class name). UserError if a plugin's name is a built-in's or
     cannot name a results folder."""
-    if name in ALGORITHMS:
+    if is_builtin(name):
         return name
     cls, source = _plugin(name)
     display = getattr(cls, "name", "") or cls.__name__
-    if display in ALGORITHMS:
+    if is_builtin(display):
         raise UserError(f"plugin '{source['spec']}' is named '{display}', a built-in algorithm's name: give its "
                         "class another `name`")
-    from nasbench_cli.trial import check_label
-
     try:
         return check_label(display)
     except UserError as error:
@@ -145,10 +216,12 @@ def _plugin(name: str):
     return _LOADED[name]
 
 
-def make_algorithm(name: str, overrides: dict | None = None):
-    """An algorithm instance with its default settings, some replaced by `overrides` {field: text};
-    UserError if a library it needs (`requires`: {module: how to install it}) is not installed."""
-    cls = algorithm_class(name)
+def make_algorithm(name: str, overrides: dict | None = None, benchmark: str | None = None):
+    """An algorithm instance with its default settings on `benchmark` (a setting `features` =
+    "encoding" becomes the benchmark's own encoding kind), some replaced by `overrides` {field: text};
+    UserError if a library it needs (`requires`: {module: how to install it}) is not installed, or if it
+    cannot run on `benchmark` (when given)."""
+    cls = algorithm_class(name, benchmark)
     label = algorithm_name(name)
     for module, how in getattr(cls, "requires", {}).items():
         if importlib.util.find_spec(module) is None:
@@ -159,6 +232,11 @@ def make_algorithm(name: str, overrides: dict | None = None):
         raise UserError(f"plugin {label}: its Settings() failed: {type(exc).__name__}: {exc}") from None
     if not dataclasses.is_dataclass(settings):
         raise UserError(f"plugin {label}: its Settings must be a dataclass (the fields --set changes)")
+    kind_of_run = benchmark or (ALIASES[name][1] if name in ALIASES else None)
+    if getattr(settings, "features", None) == "encoding" and kind_of_run is not None:
+        from benchmarks.core.registry import get_spec
+
+        settings = dataclasses.replace(settings, features=get_spec(kind_of_run).encoding_kind)
     if overrides:
         fields = {f.name: f for f in dataclasses.fields(settings)}
         hints = typing.get_type_hints(type(settings))
@@ -168,7 +246,7 @@ def make_algorithm(name: str, overrides: dict | None = None):
                 raise UserError(f"{label} has no setting '{key}'; its settings: {', '.join(fields)}")
             changes[key] = _convert(label, key, text, hints.get(key, str))
         settings = dataclasses.replace(settings, **changes)
-    if name in ALGORITHMS:
+    if is_builtin(name):
         return cls(settings)
     try:
         algorithm = cls(settings)
@@ -176,6 +254,8 @@ def make_algorithm(name: str, overrides: dict | None = None):
     except Exception as exc:
         raise UserError(f"plugin {label} ({algorithm_source(name)['spec']}) could not be built with its settings: "
                         f"{type(exc).__name__}: {exc}") from None
+    if benchmark is not None:
+        check_offers(f"plugin {label}", algorithm, benchmark)
     return algorithm
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import SearchInputs
 from optimizers.dehb_search import epochs_of
 from optimizers.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
@@ -34,6 +34,7 @@ from optimizers.snapped_evaluation import quiet_logger
 
 class SMACMultiFidelity(LibraryAdapter):
     name = "smac-mf"
+    needs = frozenset({"epochs", "graph2vec"})
     description = "SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box"
 
     @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from optimizers.base import Job
 from optimizers.snapping import nearest_by_cosine, unit_rows
 

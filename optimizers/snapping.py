@@ -64,3 +64,16 @@ def _as_mask(exclude, n: int) -> np.ndarray:
     rows = np.fromiter((int(r) for r in exclude), dtype=np.int64)
     mask[rows] = True
     return mask
+
+
+def space_and_snapper(inputs, name: str):
+    """(the benchmark's search space, a `Snapper` over `inputs.features`) for an algorithm that searches
+    the native space; UserError if the benchmark has no such space or the features are not its encoding."""
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.space import Snapper
+
+    space = getattr(inputs.search, "space", None)
+    if space is None or inputs.features is None or inputs.features.shape[0] != inputs.search.n:
+        raise UserError(f"{name} searches a benchmark's native space: it needs a search space and its encoding "
+                        "(setting features = the space's encoding kind)")
+    return space, Snapper(space, inputs.features, inputs.rng)

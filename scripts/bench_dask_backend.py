@@ -54,9 +54,9 @@ def transfer_bytes(args, out: Path) -> dict:
     """Serialised sizes (Dask's protocol) of what travels: inputs once per worker, per task spec and record."""
     from distributed.protocol import serialize_bytes
 
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.dask_backend import gather_inputs
-    from nasbench_cli.runner import plan_trials
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.dask_backend import gather_inputs
+    from nasbench_cli.harness.runner import plan_trials
     from optimizers.registry import parse_algo_list
 
     algos = parse_algo_list(args.algo)
@@ -74,7 +74,7 @@ def transfer_bytes(args, out: Path) -> dict:
 
 def cluster_estimate(results: Path, algos: str, cores: int, overhead_per_trial_s: float) -> dict:
     """Makespan (seconds) of the recorded trials' CPU times on `cores` workers, longest first."""
-    from nasbench_cli.results_io import load_trial
+    from nasbench_cli.results.files import load_trial
     from optimizers.registry import algorithm_name, parse_algo_list
 
     times = []

@@ -33,8 +33,8 @@ def main():
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
     os.environ["NASBENCH_CACHE"] = tempfile.mkdtemp(prefix="nasbench-bench-cache-")
-    from benchmarks import registry
-    from benchmarks.paths import resolve_data_dir
+    from benchmarks.core import registry
+    from benchmarks.core.paths import resolve_data_dir
 
     zip_path = resolve_data_dir(args.data_dir) / registry.BENCHMARKS["ptb"].logs
     started = time.perf_counter()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nasbench_cli.trial import run_trial  # noqa: E402
+from nasbench_cli.harness.trial import run_trial  # noqa: E402
 
 
 def main() -> None:

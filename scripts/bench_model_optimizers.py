@@ -31,11 +31,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.environment import BudgetExhausted, Environment  # noqa: E402
-from benchmarks.features import features as load_features  # noqa: E402
-from benchmarks.regret import final_regret, trajectory  # noqa: E402
-from benchmarks.registry import load_benchmark  # noqa: E402
-from nasbench_cli.simulator import run_on  # noqa: E402
+from benchmarks.core.environment import BudgetExhausted, Environment  # noqa: E402
+from benchmarks.core.features import features as load_features  # noqa: E402
+from benchmarks.core.regret import final_regret, trajectory  # noqa: E402
+from benchmarks.core.registry import load_benchmark  # noqa: E402
+from nasbench_cli.harness.simulator import run_on  # noqa: E402
 from optimizers.registry import make_algorithm  # noqa: E402
 
 ALGOS = ("bo10d", "bo50d", "tpe", "smac")

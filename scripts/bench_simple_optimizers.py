@@ -5,12 +5,12 @@ an environment that keeps a dict of training states, looks architectures up by `
 sums every training state to get the elapsed time, and scans every log for the incumbent's test loss;
 random search re-draws from `np.setdiff1d(all, selected)` each step, evolution snaps with
 `scipy.spatial.distance.cdist(..., "cosine")`. They use the same epoch semantics as
-`benchmarks.environment` (training to E epochs charges epochs 1..E and reveals epoch E) and stop at
+`benchmarks.core.environment` (training to E epochs charges epochs 1..E and reveals epoch E) and stop at
 the same simulated budget, so both sides do the same amount of search; the release's own notebook
 ran a fixed number of steps instead.
 
-Ours is timed as the harness runs it: the one-worker simulator (`nasbench_cli.simulator.run_on`) on an
-`Environment`, then the regret trajectory (`benchmarks.regret.trajectory`). "env share" is the time
+Ours is timed as the harness runs it: the one-worker simulator (`nasbench_cli.harness.simulator.run_on`) on an
+`Environment`, then the regret trajectory (`benchmarks.core.regret.trajectory`). "env share" is the time
 spent inside the environment (`Environment.continuation` and `.record`, what one train call does)
 divided by the time of the simulated trial, measured on a second, instrumented run of the same trial
 (a timer around each call), so the timed run itself carries no instrumentation.
@@ -27,10 +27,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.environment import Environment  # noqa: E402
-from benchmarks.regret import trajectory  # noqa: E402
-from benchmarks.registry import load_benchmark  # noqa: E402
-from nasbench_cli.simulator import run_on  # noqa: E402
+from benchmarks.core.environment import Environment  # noqa: E402
+from benchmarks.core.regret import trajectory  # noqa: E402
+from benchmarks.core.registry import load_benchmark  # noqa: E402
+from nasbench_cli.harness.simulator import run_on  # noqa: E402
 from optimizers.registry import make_algorithm  # noqa: E402
 
 ALGOS = ("rs50e", "rs10e", "hb", "re")

@@ -26,9 +26,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.environment import BudgetExhausted, Environment  # noqa: E402
-from benchmarks.registry import load_benchmark  # noqa: E402
-from nasbench_cli.simulator import run_on  # noqa: E402
+from benchmarks.core.environment import BudgetExhausted, Environment  # noqa: E402
+from benchmarks.core.registry import load_benchmark  # noqa: E402
+from nasbench_cli.harness.simulator import run_on  # noqa: E402
 from optimizers.registry import make_algorithm  # noqa: E402
 
 HOUR = 3600.0

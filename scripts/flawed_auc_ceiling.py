@@ -2,7 +2,7 @@
 
 Context for `nasbench analyze features`: the shipped 10-d features reach ROC AUC 0.99 on this task,
 ours about 0.95. This script prints, on the same stratified 50/50 splits and with the same XGBoost
-classifier (benchmarks.feature_quality.flawed_auc):
+classifier (benchmarks.cells.feature_quality.flawed_auc):
 - the AUC of the explicit bag of our graph2vec words (sparse counts of every WL label and path word
   seen at least twice): what any embedding of our documents could at best pass on to the classifier;
 - the AUC of a duplicate's status predicted from its canonical-form twins (leave one out, only cells
@@ -19,10 +19,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.canonical import benchmark_hashes  # noqa: E402
-from benchmarks.feature_quality import flawed_auc  # noqa: E402
-from benchmarks.graph2vec import WL_ITERATIONS, cell_document  # noqa: E402
-from benchmarks.registry import load_benchmark  # noqa: E402
+from benchmarks.cells.canonical import benchmark_hashes  # noqa: E402
+from benchmarks.cells.feature_quality import flawed_auc  # noqa: E402
+from benchmarks.cells.graph2vec import WL_ITERATIONS, cell_document  # noqa: E402
+from benchmarks.core.registry import load_benchmark  # noqa: E402
 
 
 def word_counts(recipes: list[str]):

@@ -53,8 +53,8 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.results_io import load_trial
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.results.files import load_trial
 
     benchmark = load_benchmark("ptb")
     report = {}

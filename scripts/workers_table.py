@@ -19,10 +19,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from nasbench_cli import aggregate  # noqa: E402
-from nasbench_cli.report_table import holm, mann_whitney  # noqa: E402
-from nasbench_cli.results_io import load_results  # noqa: E402
-from nasbench_cli.trial import run_label  # noqa: E402
+from nasbench_cli.results import aggregate  # noqa: E402
+from nasbench_cli.results.report_table import holm, mann_whitney  # noqa: E402
+from nasbench_cli.results.files import load_results  # noqa: E402
+from nasbench_cli.harness.trial import run_label  # noqa: E402
 
 
 def regrets_at(records, hours: float) -> np.ndarray:

@@ -18,7 +18,7 @@ atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)   # about 40 
 
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
-    from benchmarks.paths import resolve_data_dir
+    from benchmarks.core.paths import resolve_data_dir
 
     return resolve_data_dir(None)
 
@@ -26,13 +26,21 @@ def data_dir() -> Path:
 @pytest.fixture(scope="session")
 def ptb(data_dir):
     """The real PTB benchmark (14,322 architectures)."""
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     return load_benchmark("ptb", data_dir)
 
 
 @pytest.fixture(scope="session")
 def wt2(data_dir):
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     return load_benchmark("wt2", data_dir)
+
+
+@pytest.fixture(scope="session")
+def bert():
+    """NAS-Bench-BERT's 500 FlexiBERT transformers (../shared/training-free-nas)."""
+    from benchmarks.core.registry import load_benchmark
+
+    return load_benchmark("bert")

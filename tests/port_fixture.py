@@ -35,7 +35,7 @@ def synthetic_scores(n: int) -> np.ndarray:
 
 def inputs_for(benchmark, algo: str):
     """(features, scores) the algorithm reads in the fixture."""
-    from benchmarks.features import features as load_features
+    from benchmarks.core.features import features as load_features
     from optimizers.registry import make_algorithm
 
     algorithm = make_algorithm(algo)
@@ -63,9 +63,9 @@ def record(benchmark, trajectory_of) -> dict:
 def replay_cases(cases, data_dir=None) -> dict:
     """`record`'s entries for `cases` only, computed in this process (for a worker process of the test):
     the searcher sees the table without test losses."""
-    from benchmarks.regret import trajectory
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.trial import run_algorithm
+    from benchmarks.core.regret import trajectory
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.trial import run_algorithm
     from no_test_table import NoTestTable
 
     benchmark = load_benchmark("ptb", data_dir)
@@ -90,9 +90,9 @@ def write_fixture(cases: dict, commit: str) -> None:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from benchmarks.regret import trajectory
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.trial import run_algorithm   # the harness's own single-trial driver
+    from benchmarks.core.regret import trajectory
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.trial import run_algorithm   # the harness's own single-trial driver
 
     ptb = load_benchmark("ptb")
 

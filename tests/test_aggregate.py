@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from nasbench_cli import aggregate
+from nasbench_cli.results import aggregate
 
 
 def record(times_s, regrets, trial=0, budget_s=1000.0):

@@ -3,9 +3,9 @@ bagged XGBoost surrogate refit every 10 evaluations on the 50-epoch validation l
 import numpy as np
 import pytest
 
-from benchmarks.environment import Environment
-from benchmarks.errors import UserError
-from nasbench_cli.simulator import run_on
+from benchmarks.core.environment import Environment
+from benchmarks.core.errors import UserError
+from nasbench_cli.harness.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 

@@ -8,20 +8,14 @@ import sys
 import numpy as np
 import pytest
 
-from benchmarks.bert.configspace import configuration_space, from_configuration, to_configuration
-from benchmarks.bert.space import hamming, load_space
-from benchmarks.bert.table import architectures, bert_data_dir
-from benchmarks.errors import UserError
+from benchmarks.flexibert.configspace import configuration_space, from_configuration, to_configuration
+from benchmarks.flexibert.space import hamming, load_space
+from benchmarks.flexibert.table import architectures, bert_data_dir
+from benchmarks.core.errors import UserError
 
 REPEATED = [[60, 222], [97, 387], [174, 405], [194, 438], [198, 315], [221, 391], [229, 307], [259, 487],
             [299, 489]]
 
-
-@pytest.fixture(scope="module")
-def bert():
-    from benchmarks.registry import load_benchmark
-
-    return load_benchmark("bert")
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +83,7 @@ def test_mutation_changes_one_choice(bert):
 
 
 def test_snapping_is_nearest_untrained_by_hamming(bert):
-    from optimizers.bert_search import HammingSnapper
+    from benchmarks.core.space import Snapper as HammingSnapper
 
     space = bert.search.space
     archs = architectures(bert.search)
@@ -109,7 +103,7 @@ def test_snapping_is_nearest_untrained_by_hamming(bert):
 
 
 def test_single_fidelity_regret_bookkeeping(bert):
-    from nasbench_cli.trial import trial_record
+    from nasbench_cli.harness.trial import trial_record
     from optimizers.registry import make_algorithm
 
     record = trial_record(bert, make_algorithm("bert-rs"), "bert-rs", None, 0, 7, 10 * 3600.0)
@@ -129,7 +123,7 @@ def test_single_fidelity_regret_bookkeeping(bert):
 
 @pytest.mark.parametrize("algo", ["bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac", "bert-optuna"])
 def test_bert_algorithms_are_deterministic_and_train_distinct_architectures(bert, algo):
-    from nasbench_cli.trial import trial_record
+    from nasbench_cli.harness.trial import trial_record
     from optimizers.registry import make_algorithm
 
     budget = 8 * 3600.0          # about 11 evaluations: past every initial design of 10
@@ -141,12 +135,12 @@ def test_bert_algorithms_are_deterministic_and_train_distinct_architectures(bert
 
 
 def test_bert_re_children_are_snapped_mutations(bert):
-    from benchmarks.features import bert_encoding
-    from nasbench_cli.trial import run_algorithm
+    from benchmarks.core.space import encodings
+    from nasbench_cli.harness.trial import run_algorithm
     from optimizers.registry import make_algorithm
 
     algorithm = make_algorithm("bert-re")
-    run_algorithm(bert.search, algorithm, 5, 30 * 3600.0, bert_encoding(bert))
+    run_algorithm(bert.search, algorithm, 5, 30 * 3600.0, encodings(bert.search))
     population = algorithm.settings.population
     children = algorithm.members[population:]
     assert len(children) >= 5
@@ -163,9 +157,10 @@ def run_cli(*args):
 
 
 def test_cli_refuses_mismatched_algorithms_in_one_line(tmp_path):
-    for args, needle in ((["--algo", "hb", "--benchmark", "bert"], "multi-fidelity"),
-                         (["--algo", "re", "--benchmark", "bert"], "recurrent cells"),
-                         (["--algo", "bert-re", "--benchmark", "ptb"], "bert only")):
+    for args, needle in ((["--algo", "hb", "--benchmark", "bert"], "it needs epochs"),
+                         (["--algo", "bo10d", "--benchmark", "bert"], "it needs graph2vec"),
+                         (["--algo", "lcbo,rs", "--benchmark", "bert"], "it needs epochs, proxies"),
+                         (["--algo", "bert-re", "--benchmark", "ptb"], "on ptb use --algo re")):
         result = run_cli("run", *args, "--trials", "1", "--out", str(tmp_path))
         assert result.returncode == 2 and needle in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
@@ -181,7 +176,7 @@ def test_cli_data_info_and_query(tmp_path):
     assert record["regret_glue_points"] == pytest.approx(75.13 - 65.74)
     found = run_cli("query", "--benchmark", "bert", "--recipe", json.dumps(record["architecture"]), "--json")
     assert json.loads(found.stdout)["id"] == 60            # the first of the two rows
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     bert = load_benchmark("bert")
     evaluated = set(architectures(bert.search))
@@ -200,8 +195,8 @@ def test_cli_run_all_on_bert_with_defaults(tmp_path):
                      "--out", str(tmp_path), "--json")
     assert result.returncode == 0, result.stderr
     labels = sorted(p.name for p in (tmp_path / "bert").iterdir() if not p.name.startswith("."))
-    assert labels == ["bert-bo", "bert-re", "bert-rs", "bert-smac", "bert-tpe"]
-    record = json.loads((tmp_path / "bert" / "bert-rs" / "trial-0.json").read_text())
+    assert labels == ["bo", "re", "rs", "smac", "tpe"]       # one algorithm set for every benchmark
+    record = json.loads((tmp_path / "bert" / "rs" / "trial-0.json").read_text())
     assert record["budget_s"] == 2 * 3600.0 and record["benchmark"] == "bert"
 
 

@@ -5,7 +5,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from benchmarks.errors import DataError
+from benchmarks.core.errors import DataError
 from benchmarks.proxies.bert_analysis import TASKS, bert_correlations, load_bert_results
 from nasbench_cli.commands.analyze_proxies import proxies
 

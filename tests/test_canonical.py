@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks import canonical as C
-from benchmarks.baseline_cells import BASELINES, baseline_cell, baseline_id, gru_recipe, lstm_recipe, rnn_recipe
-from benchmarks.cell_generator import sample_cells
-from benchmarks.cells import COMMUTATIVE, InvalidCellError, parse_cell
+from benchmarks.cells import canonical as C
+from benchmarks.cells.baseline_cells import BASELINES, baseline_cell, baseline_id, gru_recipe, lstm_recipe, rnn_recipe
+from benchmarks.cells.generator import sample_cells
+from benchmarks.cells.recipe import COMMUTATIVE, InvalidCellError, parse_cell
 
 FIXED = re.compile(r"x|h_prev_\d+|h_new_\d+")
 
@@ -192,7 +192,7 @@ def test_benchmark_duplicates_have_equal_parameter_counts(ptb):
 
 
 def test_hash_index_is_cached_on_disk(ptb):
-    from benchmarks.paths import cache_dir
+    from benchmarks.core.paths import cache_dir
 
     C.benchmark_hashes(ptb)
     files = list((cache_dir() / "cell_hashes").glob("ptb-*.json"))

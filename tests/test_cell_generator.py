@@ -4,10 +4,10 @@ import random
 
 import pytest
 
-from benchmarks import canonical as C
-from benchmarks.cell_generator import GeneratorConfig, generate_recipe, sample_cells, sample_cells_with_stats
-from benchmarks.cells import ACTIVATIONS, MAX_HIDDEN, MAX_NODES, violations
-from benchmarks.errors import UserError
+from benchmarks.cells import canonical as C
+from benchmarks.cells.generator import GeneratorConfig, generate_recipe, sample_cells, sample_cells_with_stats
+from benchmarks.cells.recipe import ACTIVATIONS, MAX_HIDDEN, MAX_NODES, violations
+from benchmarks.core.errors import UserError
 
 
 @pytest.fixture(scope="module")

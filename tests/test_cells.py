@@ -3,9 +3,9 @@ import json
 
 import pytest
 
-from benchmarks.cells import (MAX_NODES, RULES, Cell, InvalidCellError, Node, find_cycle, is_valid, parse_cell,
+from benchmarks.cells.recipe import (MAX_NODES, RULES, Cell, InvalidCellError, Node, find_cycle, is_valid, parse_cell,
                               validate, violations)
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 
 
 def lin(*inputs):

@@ -21,9 +21,9 @@ def write_run(root, algo, budget_h=BUDGET_H, overrides=None, disguise_as_default
 
     `disguise_as_default`: label the records with the algorithm's default settings, as a code change
     that makes an optimizer worse without touching its settings would (the planted regression)."""
-    from benchmarks.atomic import write_json_atomic
-    from nasbench_cli.results_io import trial_path
-    from nasbench_cli.trial import run_trial, settings_hash
+    from benchmarks.core.atomic import write_json_atomic
+    from nasbench_cli.results.files import trial_path
+    from nasbench_cli.harness.trial import run_trial, settings_hash
     from optimizers.registry import make_algorithm
 
     for k in range(trials):

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.errors import DataError
-from benchmarks.registry import _LOADED, load_benchmark
+from benchmarks.core.errors import DataError
+from benchmarks.core.registry import _LOADED, load_benchmark
 
 N_LOGS = 8
 

@@ -197,7 +197,7 @@ def start_workers(address: str, tmp_path: Path, preload: bool = True) -> subproc
     """Two worker processes that cannot see the data or this run's caches."""
     env = dict(os.environ, NASBENCH_DATA=str(tmp_path / "no-data-here"), NASBENCH_CACHE=str(tmp_path / "no-cache"))
     env.pop("PYTHONHASHSEED", None)
-    extra = ["--preload-nanny", "nasbench_cli.dask_nanny"] if preload else []
+    extra = ["--preload-nanny", "nasbench_cli.harness.dask_nanny"] if preload else []
     return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nworkers", "2",
                              "--nthreads", "1", "--no-dashboard", *extra], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, cwd=Path(__file__).resolve().parent.parent)
@@ -238,7 +238,7 @@ def test_an_external_cluster_needs_no_data_and_survives_losing_its_scheduler(tmp
     finally:
         stop(workers)
     assert refused.returncode == 2, refused.stderr
-    assert "hash randomisation on" in refused.stderr and "--preload-nanny nasbench_cli.dask_nanny" in refused.stderr
+    assert "hash randomisation on" in refused.stderr and "--preload-nanny nasbench_cli.harness.dask_nanny" in refused.stderr
     assert "Traceback" not in refused.stderr and not list((tmp_path / "refused").rglob("trial-*.json"))
 
     workers = start_workers(address, tmp_path)
@@ -286,8 +286,8 @@ def test_bad_backend_options_are_one_line(tmp_path, args, message):
 
 
 def test_an_unreachable_scheduler_is_one_line(monkeypatch):
-    from benchmarks.errors import UserError
-    from nasbench_cli import dask_backend
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.harness import dask_backend
 
     monkeypatch.setattr(dask_backend, "CONNECT_TIMEOUT_S", 1)
     with pytest.raises(UserError, match=r"cannot reach the Dask scheduler at tcp://127.0.0.1:9 within 1 s"):
@@ -295,7 +295,7 @@ def test_an_unreachable_scheduler_is_one_line(monkeypatch):
 
 
 def test_parse_scheduler():
-    from nasbench_cli.dask_backend import parse_scheduler
+    from nasbench_cli.harness.dask_backend import parse_scheduler
 
     assert parse_scheduler("local:3").local_workers == 3
     assert parse_scheduler(None).local_workers == (os.cpu_count() or 1)
@@ -304,10 +304,10 @@ def test_parse_scheduler():
 
 def test_a_worker_with_other_code_or_versions_is_refused(ptb, monkeypatch):
     """The worker compares its fingerprint with the client's before running anything."""
-    from benchmarks.errors import UserError
-    from nasbench_cli import dask_backend
-    from nasbench_cli.fingerprint import environment_fingerprint
-    from nasbench_cli.runner import TrialSpec
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.harness import dask_backend
+    from nasbench_cli.results.fingerprint import environment_fingerprint
+    from nasbench_cli.harness.runner import TrialSpec
 
     monkeypatch.setattr(dask_backend, "hash_randomisation_on", lambda: False)
     inputs = dask_backend.gather_inputs(ptb, ["rs10e"], {})
@@ -333,7 +333,7 @@ def test_the_scattered_inputs_are_compressed_and_unpack_to_the_same_data(ptb):
 
     import numpy as np
 
-    from nasbench_cli.dask_backend import gather_inputs
+    from nasbench_cli.harness.dask_backend import gather_inputs
 
     ptb.search.recipes, ptb.search._row_of_id    # noqa: B018 (memoise them here)
     inputs = gather_inputs(ptb, ["rs10e", "bo10d"], {})

@@ -8,9 +8,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from benchmarks import packed_cache
-from benchmarks.errors import DataError, UserError
-from benchmarks.registry import _LOADED, load_benchmark
+from benchmarks.cells import packed_cache
+from benchmarks.core.errors import DataError, UserError
+from benchmarks.core.registry import _LOADED, load_benchmark
 
 
 def test_ptb_facts(ptb):
@@ -327,7 +327,7 @@ def test_verify_catches_a_source_changed_behind_the_cache_key(tmp_path, data_dir
 def test_a_full_disk_is_one_line_and_leaves_no_temp_file(tmp_path, monkeypatch):
     import errno
 
-    from benchmarks import atomic
+    from benchmarks.core import atomic
 
     real_fdopen = os.fdopen
 

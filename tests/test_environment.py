@@ -6,9 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.environment import BudgetExhausted, Environment
-from benchmarks.errors import UserError
-from benchmarks.regret import trajectory
+from benchmarks.core.environment import BudgetExhausted, Environment
+from benchmarks.core.errors import UserError
+from benchmarks.core.regret import trajectory
 
 LSTM, RNN = 1000001, 1000000
 

@@ -6,9 +6,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 
-from nasbench_cli.export import GRID_COLUMNS, JOB_COLUMNS, TRIAL_COLUMNS
+from nasbench_cli.results.export import GRID_COLUMNS, JOB_COLUMNS, TRIAL_COLUMNS
 from nasbench_cli.main import group as cli
 
 pandas = pytest.importorskip("pandas")
@@ -101,7 +101,7 @@ def test_api_run_writes_files_resumes_and_refuses_other_settings(tmp_path, ptb):
 
 
 def test_format_1_files_are_read_with_the_benchmark_best_arch_renamed(two_folders, tmp_path):
-    from nasbench_cli.results_io import load_trial
+    from nasbench_cli.results.files import load_trial
 
     a, _ = two_folders
     record = json.loads((a / "ptb" / "hb" / "trial-0.json").read_text())

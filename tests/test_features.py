@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from benchmarks import features as feats
-from benchmarks.errors import UserError
-from benchmarks.graph2vec import ALGORITHM_VERSION
-from benchmarks.features import FEATURE_KINDS, feature_cache_info, features, g2v_cache_path, g2v_features
+from benchmarks.core import features as feats
+from benchmarks.core.errors import UserError
+from benchmarks.cells.graph2vec import ALGORITHM_VERSION
+from benchmarks.core.features import FEATURE_KINDS, feature_cache_info, features, g2v_cache_path, g2v_features
 
 
 def _subset(ptb, n=100, name="ptb-subset"):
@@ -38,9 +38,9 @@ def test_wt2_ships_no_features_and_unknown_kind_fails(wt2, ptb):
     assert wt2.search.shipped_features is None      # shipped-10d reads our g2v-10d there (tests/test_wt2.py)
     with pytest.raises(UserError, match="unknown feature kind"):
         features(ptb, "g2v-7d")
-    with pytest.raises(UserError, match="bert benchmark"):
+    with pytest.raises(UserError, match="another search space's encoding"):
         features(ptb, "bert-encoding")
-    assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d", "bert-encoding"}
+    assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d", "bert-encoding", "cell-encoding"}
 
 
 def test_g2v_cache_round_trip(ptb, monkeypatch):
@@ -55,7 +55,7 @@ def test_g2v_cache_round_trip(ptb, monkeypatch):
     def no_build(*args, **kwargs):
         raise AssertionError("should have been read from the cache")
 
-    monkeypatch.setattr("benchmarks.graph2vec.build_graph2vec", no_build)
+    monkeypatch.setattr("benchmarks.cells.graph2vec.build_graph2vec", no_build)
     feats._MEMO.clear()
     np.testing.assert_array_equal(g2v_features(bench, 10), built)
     assert g2v_features(bench, 10) is g2v_features(bench, 10)        # memoised within the process
@@ -98,7 +98,7 @@ def test_cli_build_info_and_analyze_on_wt2():
 
 
 def test_quality_scores_separate_informative_from_noise(ptb):
-    from benchmarks.feature_quality import quality_scores
+    from benchmarks.cells.feature_quality import quality_scores
 
     rows = np.arange(0, ptb.search.n, 7)                      # ~2,000 real architectures
     flawed = ptb.search.status[rows] != "OK"
@@ -114,7 +114,7 @@ def test_quality_scores_separate_informative_from_noise(ptb):
 
 
 def test_training_order_check_runs_on_wt2(wt2):
-    from benchmarks.feature_quality import random_walk_documents, training_order_effect
+    from benchmarks.cells.feature_quality import random_walk_documents, training_order_effect
 
     docs = random_walk_documents(wt2.search.recipes[:5], seed=0)
     assert docs == random_walk_documents(wt2.search.recipes[:5], seed=0)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.errors import UserError
-from benchmarks.graph2vec import ORDERED_OPS, build_graph2vec, cell_document
+from benchmarks.core.errors import UserError
+from benchmarks.cells.graph2vec import ORDERED_OPS, build_graph2vec, cell_document
 
 REPO = Path(__file__).resolve().parent.parent
 SUBSET = 200          # cells embedded per determinism test (the full set takes a minute or more)
@@ -73,7 +73,7 @@ def test_same_seed_same_vectors_other_seed_differs(ptb):
 def test_vectors_do_not_depend_on_pythonhashseed(ptb, tmp_path):
     recipes = ptb.search.recipes[:80]
     (tmp_path / "recipes.json").write_text(json.dumps(recipes))
-    script = ("import json, sys, numpy as np; from benchmarks.graph2vec import build_graph2vec; "
+    script = ("import json, sys, numpy as np; from benchmarks.cells.graph2vec import build_graph2vec; "
               "r = json.load(open(sys.argv[1])); np.save(sys.argv[2], build_graph2vec(r, 8, seed=1, epochs=5))")
     hash_seed = "321" if os.environ.get("PYTHONHASHSEED") == "123" else "123"   # differs from ours
     env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(REPO))

@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.environment import Environment
-from benchmarks.errors import UserError
-from nasbench_cli.simulator import run_on
+from benchmarks.core.environment import Environment
+from benchmarks.core.errors import UserError
+from nasbench_cli.harness.simulator import run_on
 from optimizers.hyperband import Rung, bracket_schedule
 from optimizers.registry import make_algorithm
 

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.environment import Environment
-from benchmarks.errors import UserError
-from nasbench_cli.simulator import run_on, simulate
+from benchmarks.core.environment import Environment
+from benchmarks.core.errors import UserError
+from nasbench_cli.harness.simulator import run_on, simulate
 from optimizers.base import SearchInputs
 from optimizers.registry import make_algorithm
 from test_proxy_search import scores_for

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks.environment import Environment
-from nasbench_cli.simulator import run_on
+from benchmarks.core.environment import Environment
+from nasbench_cli.harness.simulator import run_on
 from optimizers.base import Job
 from optimizers.fidelity_evaluation import FidelityEvaluator
 from optimizers.registry import make_algorithm
@@ -81,7 +81,7 @@ def test_adapters_are_deterministic_for_a_seed(ptb):
 
 @pytest.mark.slow
 def test_smac_mf_and_optuna_do_not_depend_on_python_string_hashing(data_dir, tmp_path):
-    code = ("import json,sys; from nasbench_cli.trial import run_trial; "
+    code = ("import json,sys; from nasbench_cli.harness.trial import run_trial; "
             "r=[run_trial('ptb', a, 0, 4, 15*3600.0, None, sys.argv[1], 2)['trajectory']['arch'] "
             "for a in ('smac-mf', 'optuna', 'dehb')]; print(json.dumps(r))")
     outputs = []

@@ -8,7 +8,7 @@ from tests.test_run_processes import nasbench
 
 
 def test_table2_reproduces_the_papers_perplexities(ptb):
-    from benchmarks.paper_analyses import table2
+    from benchmarks.cells.paper_analyses import table2
 
     report = table2(ptb, top=3)
     for name, paper in (("lstm", 78.5), ("gru", 86.1), ("rnn", 135.1)):
@@ -22,7 +22,7 @@ def test_table2_reproduces_the_papers_perplexities(ptb):
 
 
 def test_fidelity_taus_rise_with_epochs(ptb):
-    from benchmarks.paper_analyses import fidelity
+    from benchmarks.cells.paper_analyses import fidelity
 
     report = fidelity(ptb)
     assert report["architectures"] == 11598
@@ -33,7 +33,7 @@ def test_fidelity_taus_rise_with_epochs(ptb):
 
 
 def test_metrics_and_transfer_numbers(ptb, wt2):
-    from benchmarks.paper_analyses import metrics, transfer
+    from benchmarks.cells.paper_analyses import metrics, transfer
 
     report = metrics(ptb)
     correlations = report["correlations"]
@@ -57,8 +57,8 @@ def test_commands_print_tables_json_and_figures(tmp_path, ptb):
 
 
 def test_figures_of_metrics_and_transfer(tmp_path, ptb, wt2):
-    from benchmarks.paper_analyses import metrics, transfer
-    from nasbench_cli.paper_figures import metrics_figure, transfer_figure
+    from benchmarks.cells.paper_analyses import metrics, transfer
+    from nasbench_cli.figures.paper import metrics_figure, transfer_figure
 
     written = metrics_figure(ptb, metrics(ptb), tmp_path, ["png", "pdf"]) + \
         transfer_figure(transfer(ptb, wt2), tmp_path, ["png"])
@@ -69,8 +69,8 @@ def test_figures_of_metrics_and_transfer(tmp_path, ptb, wt2):
 
 
 def test_ged_of_a_cell_to_itself_is_zero_and_lstm_to_rnn_is_positive(ptb):
-    from benchmarks.baseline_cells import baseline_id
-    from benchmarks.graph_edit_distance import ged_upper_bound
+    from benchmarks.cells.baseline_cells import baseline_id
+    from benchmarks.cells.graph_edit_distance import ged_upper_bound
 
     lstm = ptb.search.recipe(ptb.search.index_of(baseline_id("lstm")))
     rnn = ptb.search.recipe(ptb.search.index_of(baseline_id("rnn")))
@@ -90,13 +90,13 @@ def test_sparsity_is_seeded_and_cached(tmp_path, ptb):
     again = json.loads(nasbench(*args).stdout)
     assert again["cached"] is True and again["mean"] == report["mean"]
     cached = json.loads(open(report["cache_path"]).read())
-    from benchmarks.graph_edit_distance import random_pairs
+    from benchmarks.cells.graph_edit_distance import random_pairs
 
     assert cached["ids"] == ptb.search.ids[random_pairs(ptb, 6, 0)].tolist()
 
 
 def test_features_figure(tmp_path, ptb):
-    from nasbench_cli.paper_figures import features_figure
+    from nasbench_cli.figures.paper import features_figure
 
     written = features_figure(ptb, ["shipped-10d"], tmp_path, ["png", "pdf"])
     assert [p.name for p in written] == ["ptb-features.png", "ptb-features.pdf"]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from nasbench_cli.main import cli
-from nasbench_cli.trial import settings_hash
+from nasbench_cli.harness.trial import settings_hash
 
 
 def trial_record(algo, trial, times_h, regrets, benchmark="ptb", budget_h=100.0, settings=None):
@@ -57,7 +57,7 @@ def run_cli(capsys, *args):
 def test_plot_writes_three_figures_in_two_formats(tmp_path, capsys):
     from PIL import Image
 
-    from nasbench_cli.results_io import load_results
+    from nasbench_cli.results.files import load_results
 
     results = tiny_results(tmp_path / "res")
     code, out, err = run_cli(capsys, "plot", results, "--format", "png,pdf")
@@ -94,8 +94,9 @@ def test_same_style_per_algorithm_in_every_figure_and_no_band_for_one_trial(tmp_
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
 
-    from nasbench_cli import aggregate, plotting
-    from nasbench_cli.results_io import load_results
+    from nasbench_cli.figures import plotting
+    from nasbench_cli.results import aggregate
+    from nasbench_cli.results.files import load_results
 
     per_algo = load_results(tiny_results(tmp_path / "res")).runs["ptb"]
     grid = aggregate.time_grid_s([r for rs in per_algo.values() for r in rs])
@@ -126,7 +127,7 @@ def test_same_style_per_algorithm_in_every_figure_and_no_band_for_one_trial(tmp_
 
 
 def test_algo_styles_are_distinct_for_the_registry():
-    from nasbench_cli.plotting import algo_style
+    from nasbench_cli.figures.plotting import algo_style
     from optimizers.registry import ALGORITHMS
 
     styles = [(algo_style(a)["color"], str(algo_style(a)["linestyle"])) for a in ALGORITHMS]

@@ -80,7 +80,7 @@ def test_truncated_table_and_wrong_shapes_are_detected(tmp_path):
     cache.table_path.write_bytes(data[: len(data) // 2])
     with pytest.warns(RuntimeWarning):
         assert len(cache.load().ids) == 0
-    from benchmarks.atomic import save_npz_atomic
+    from benchmarks.core.atomic import save_npz_atomic
 
     cache.table_path.unlink()
     save_npz_atomic(cache.chunk_dir / "chunk-bad.npz", ids=np.arange(3), metrics=np.array(["num_params"]),
@@ -104,7 +104,7 @@ def test_seconds_per_score(ptb, cache_env):
 
 
 def test_unknown_metric_is_a_user_error(ptb):
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
 
     with pytest.raises(UserError, match="unknown metric"):
         load_scores(ptb, "hidden_cov")

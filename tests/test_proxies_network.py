@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 from benchmarks.proxies.cell_graph import cell_graph, model_param_count
 
 torch = pytest.importorskip("torch")

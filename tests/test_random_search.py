@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from benchmarks.environment import Environment
-from nasbench_cli.simulator import run_on
+from benchmarks.core.environment import Environment
+from nasbench_cli.harness.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from nasbench_cli.main import cli
-from nasbench_cli.trial import settings_hash
+from nasbench_cli.harness.trial import settings_hash
 
 BUDGET_H = 100.0
 TRIALS = 8
@@ -23,9 +23,9 @@ def run_cli(capsys, *args):
 @pytest.fixture(scope="module")
 def real_results(ptb, tmp_path_factory):
     """rs10e and hb, 8 trials each at 100 simulated hours on the real PTB data."""
-    from benchmarks.atomic import write_json_atomic
-    from nasbench_cli.results_io import trial_path
-    from nasbench_cli.trial import run_trial
+    from benchmarks.core.atomic import write_json_atomic
+    from nasbench_cli.results.files import trial_path
+    from nasbench_cli.harness.trial import run_trial
 
     root = tmp_path_factory.mktemp("results")
     for algo in ("rs10e", "hb"):
@@ -93,7 +93,7 @@ def test_report_table_and_markdown(real_results, capsys):
 
 
 def test_holm_by_hand():
-    from nasbench_cli.report_table import holm
+    from nasbench_cli.results.report_table import holm
 
     # sorted: 0.01 * 3 = 0.03; 0.03 * 2 = 0.06; 0.04 * 1 = 0.04 -> raised to 0.06 (monotone)
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
@@ -101,7 +101,7 @@ def test_holm_by_hand():
 
 
 def test_mann_whitney_edge_cases():
-    from nasbench_cli.report_table import mann_whitney
+    from nasbench_cli.results.report_table import mann_whitney
 
     assert mann_whitney([0.2, 0.2], [0.2, 0.2]) == 1.0            # indistinguishable: scipy gives NaN
     worse = mann_whitney([math.inf, 0.5, 0.6], [0.1, 0.2, 0.3], alternative="greater")
@@ -148,7 +148,7 @@ def test_trial_without_incumbent_best_arch_and_reach(tmp_path, capsys):
 
 
 def test_loader_ignores_temp_and_junk_and_names_bad_files(tmp_path, capsys):
-    from nasbench_cli.results_io import read_trial, trial_path
+    from nasbench_cli.results.files import read_trial, trial_path
 
     good = write(tmp_path, synthetic("hb", 0, [0.2], [1]))
     write(tmp_path, "{half a file", name=".trial-1.json.ab12.tmp")
@@ -195,8 +195,8 @@ def test_empty_or_missing_folder_is_a_user_error(tmp_path, capsys):
 def test_terminal_table_fits_100_columns_without_cutting_a_cell(tmp_path):
     from rich.console import Console
 
-    from nasbench_cli.report_table import NARROW, build_report, print_rich, table_rows
-    from nasbench_cli.results_io import load_results
+    from nasbench_cli.results.report_table import NARROW, build_report, print_rich, table_rows
+    from nasbench_cli.results.files import load_results
 
     for k in range(3):
         write(tmp_path, synthetic("bo50d@16w", k, [0.31, 0.2 + k / 100], [1, 90]))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nasbench_cli.run_lock import run_lock
+from nasbench_cli.harness.run_lock import run_lock
 
 # bo10d trials of 300 h take a few seconds each: long enough to catch the run mid-way
 SLOW_RUN = ["run", "--algo", "bo10d", "--trials", "6", "--budget-hours", "300", "--jobs", "2"]

@@ -8,11 +8,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from benchmarks.environment import Environment
-from benchmarks.features import features as load_features
-from benchmarks.regret import trajectory
-from nasbench_cli.simulator import ProtocolError, run_on
-from nasbench_cli.trial import run_algorithm
+from benchmarks.core.environment import Environment
+from benchmarks.core.features import features as load_features
+from benchmarks.core.regret import trajectory
+from nasbench_cli.harness.simulator import ProtocolError, run_on
+from nasbench_cli.harness.trial import run_algorithm
 from optimizers.asha import ASHA, rung_levels
 from optimizers.base import Algorithm, Job, SequentialAlgorithm
 from optimizers.registry import make_algorithm

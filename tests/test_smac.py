@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from benchmarks.environment import Environment
-from benchmarks.errors import UserError
-from nasbench_cli.simulator import run_on
+from benchmarks.core.environment import Environment
+from benchmarks.core.errors import UserError
+from nasbench_cli.harness.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 
@@ -84,9 +84,9 @@ def test_trajectory_does_not_depend_on_python_hash_seed(ptb, trial):
     env, _, _ = trial
     code = (
         "import json, numpy as np\n"
-        "from benchmarks.environment import Environment\n"
-        "from benchmarks.registry import load_benchmark\n"
-        "from nasbench_cli.simulator import run_on\n"
+        "from benchmarks.core.environment import Environment\n"
+        "from benchmarks.core.registry import load_benchmark\n"
+        "from nasbench_cli.harness.simulator import run_on\n"
         "from optimizers.registry import make_algorithm\n"
         f"b = load_benchmark('ptb', {str(ptb.data_dir)!r})\n"
         f"env = Environment(b.search, {BUDGET_S!r})\n"

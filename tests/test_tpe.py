@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
 
-from benchmarks.environment import Environment
-from benchmarks.errors import UserError
-from nasbench_cli.simulator import run_on
+from benchmarks.core.environment import Environment
+from benchmarks.core.errors import UserError
+from nasbench_cli.harness.simulator import run_on
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 
@@ -29,7 +29,7 @@ def run_fmin(ptb, seed, features, budget_s, overrides=None) -> list:
 
     from hyperopt import Trials, fmin, hp, tpe as hyperopt_tpe
 
-    from benchmarks.environment import BudgetExhausted
+    from benchmarks.core.environment import BudgetExhausted
     from optimizers.snapping import nearest_by_cosine
     from optimizers.tpe import labels
 

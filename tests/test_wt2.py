@@ -14,7 +14,7 @@ def run_cli(*args):
 
 
 def test_the_10d_algorithms_read_our_g2v_10d_on_wt2(wt2, ptb):
-    from benchmarks.features import features, used_kind
+    from benchmarks.core.features import features, used_kind
 
     assert used_kind("wt2", "shipped-10d") == "g2v-10d" and used_kind("ptb", "shipped-10d") == "shipped-10d"
     stand_in = features(wt2, "shipped-10d")
@@ -36,7 +36,7 @@ def test_run_all_on_wt2_with_defaults(tmp_path, wt2):
 
 
 def test_lcbo_spends_the_budget_once_the_table_is_used_up(wt2):
-    from nasbench_cli.trial import run_algorithm
+    from nasbench_cli.harness.trial import run_algorithm
     from optimizers.registry import make_algorithm
 
     algorithm = make_algorithm("lcbo", {"metric": "None"})

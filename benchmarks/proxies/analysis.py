@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.errors import DataError
-from benchmarks.paths import REPO_ROOT
+from benchmarks.core.errors import DataError
+from benchmarks.core.paths import REPO_ROOT
 
 # What the paper's text states (Kendall tau against test loss, absolute, 8,795 cells).
 PAPER_TAU = {"hidden_covariance_l1": 0.37}
@@ -159,7 +159,7 @@ def run_ablation(benchmark, cache, kind: str, cells=None, repeats: int = ABLATIO
     repeats) in the cache folder and resumed cell by cell. Returns {ids, metrics, values [c, r, k]}."""
     import json
 
-    from benchmarks.atomic import save_npz_atomic
+    from benchmarks.core.atomic import save_npz_atomic
     from benchmarks.proxies.metrics import METRICS, score_recipe
     from benchmarks.proxies.minibatch import load_corpus
 

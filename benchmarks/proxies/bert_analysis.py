@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.errors import DataError
+from benchmarks.core.errors import DataError
 from benchmarks.proxies.analysis import _float, published_dir, rank_correlation
 
 PAPER_PARAMS_TAU = 0.44

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 
 SAMPLE_SEED = 0          # fixed order in which cells are sampled
 FLUSH_EVERY = 20         # cells per chunk file

@@ -6,7 +6,7 @@ Recipes are NAS-Bench-NLP cells `{node: {"op": OP, "input": [names]}}` with inpu
 """
 from dataclasses import dataclass
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 
 ARITY = {"linear": (1, 2, 3), "blend": (3,), "elementwise_prod": (2,), "elementwise_sum": (2,),
          "activation_tanh": (1,), "activation_sigm": (1,), "activation_leaky_relu": (1,)}

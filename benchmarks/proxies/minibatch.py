@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.errors import DataError, UserError
-from benchmarks.paths import REPO_ROOT
+from benchmarks.core.errors import DataError, UserError
+from benchmarks.core.paths import REPO_ROOT
 
 CORPUS_OF_BENCHMARK = {"ptb": "ptb", "wt2": "wikitext-2"}
 SPLITS = ("train", "valid", "test")

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.atomic import save_npz_atomic
-from benchmarks.errors import UserError
-from benchmarks.paths import cache_dir
+from benchmarks.core.atomic import save_npz_atomic
+from benchmarks.core.errors import UserError
+from benchmarks.core.paths import cache_dir
 
 SCORE_VERSION = "v1"    # bump when a metric's definition or the network changes
 

@@ -1,7 +1,7 @@
 """`nasbench analyze features`: the paper's feature-quality check (section 4.1) for each feature kind."""
 import click
 
-from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import cell_benchmark_option, data_dir_option, echo_json, json_option
 
 DEFAULT_KINDS = "shipped-10d,g2v-10d,g2v-50d"
 
@@ -45,17 +45,17 @@ def features(benchmark_name, kinds, seeds, order_check, order_epochs, out_dir, f
     The shipped features were trained with all flawed cells first in every epoch; --order-check
     measures how much that order alone lifts the flawed AUC.
     """
-    from benchmarks.feature_quality import METRICS, feature_quality, training_order_effect
-    from benchmarks.features import check_kind
-    from benchmarks.registry import load_benchmark
+    from benchmarks.cells.feature_quality import METRICS, feature_quality, training_order_effect
+    from benchmarks.core.features import check_kind
+    from benchmarks.core.registry import load_benchmark
 
     kind_list = [check_kind(k) for k in _parse_list(kinds, "feature kinds")]
     seed_list = _parse_list(seeds, "integer seeds", int)
     benchmark = load_benchmark(benchmark_name, data_dir)
     written = []
     if out_dir is not None:
-        from nasbench_cli.paper_figures import features_figure
-        from nasbench_cli.plotting import parse_formats
+        from nasbench_cli.figures.paper import features_figure
+        from nasbench_cli.figures.plotting import parse_formats
 
         written = [str(p) for p in features_figure(benchmark, kind_list, out_dir, parse_formats(format_text))]
     if as_json:

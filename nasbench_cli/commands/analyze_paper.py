@@ -1,8 +1,8 @@
 """`nasbench analyze table2|metrics|fidelity|transfer`: the NAS-Bench-NLP paper's analyses of its data."""
 import click
 
-from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
-from nasbench_cli.plotting import parse_formats
+from nasbench_cli.commands.options import cell_benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.figures.plotting import parse_formats
 
 figures_option = click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=str),
                               default="figures/analyses", show_default=True, help="Folder for the figures.")
@@ -28,8 +28,8 @@ def table2(benchmark_name, top, data_dir, as_json):
     Test perplexity is the lowest over the 50 epochs, as in the paper (LSTM 78.5, GRU 86.1, RNN 135.1);
     only architectures that trained all 50 epochs with finite losses count.
     """
-    from benchmarks.paper_analyses import table2 as compute
-    from benchmarks.registry import load_benchmark
+    from benchmarks.cells.paper_analyses import table2 as compute
+    from benchmarks.core.registry import load_benchmark
 
     report = compute(load_benchmark(benchmark_name, data_dir), top)
     if as_json:
@@ -67,9 +67,9 @@ def metrics(benchmark_name, out_dir, format_text, data_dir, as_json):
     The paper says there is no clear correlation between an architecture's parameters or training time
     and its perplexity; this prints that as numbers (Spearman rho; Pearson r on logarithms).
     """
-    from benchmarks.paper_analyses import metrics as compute
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.paper_figures import metrics_figure
+    from benchmarks.cells.paper_analyses import metrics as compute
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.figures.paper import metrics_figure
 
     formats = parse_formats(format_text)
     benchmark = load_benchmark(benchmark_name, data_dir)
@@ -102,10 +102,10 @@ def fidelity(benchmark_name, epochs_text, out_dir, format_text, data_dir, as_jso
     Kendall tau-b and Spearman rho over the architectures that trained all 50 epochs; this rank agreement
     is what makes early stopping (Hyperband, ASHA) work on this benchmark.
     """
-    from benchmarks.errors import UserError
-    from benchmarks.paper_analyses import fidelity as compute
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.paper_figures import fidelity_figure
+    from benchmarks.core.errors import UserError
+    from benchmarks.cells.paper_analyses import fidelity as compute
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.figures.paper import fidelity_figure
 
     formats = parse_formats(format_text)
     benchmark = load_benchmark(benchmark_name, data_dir)
@@ -135,9 +135,9 @@ def fidelity(benchmark_name, epochs_text, out_dir, format_text, data_dir, as_jso
 @json_option
 def transfer(out_dir, format_text, data_dir, as_json):
     """The paper's Fig. 6: best test log-perplexity on PTB vs WikiText-2 for the architectures in both."""
-    from benchmarks.paper_analyses import transfer as compute
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.paper_figures import transfer_figure
+    from benchmarks.cells.paper_analyses import transfer as compute
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.figures.paper import transfer_figure
 
     formats = parse_formats(format_text)
     report = compute(load_benchmark("ptb", data_dir), load_benchmark("wt2", data_dir))
@@ -172,9 +172,9 @@ def sparsity(benchmark_name, pairs, time_limit_s, seed, jobs, out_dir, format_te
     """
     import os
 
-    from benchmarks.graph_edit_distance import sparsity as compute
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.paper_figures import sparsity_figure
+    from benchmarks.cells.graph_edit_distance import sparsity as compute
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.figures.paper import sparsity_figure
 
     formats = parse_formats(format_text)
     benchmark = load_benchmark(benchmark_name, data_dir)

@@ -1,8 +1,8 @@
 """`nasbench analyze proxies`: how the cached training-free scores rank cells against trained test loss."""
 import click
 
-from benchmarks.registry import BENCHMARKS
-from nasbench_cli.options import data_dir_option, echo_json, json_option
+from benchmarks.core.registry import BENCHMARKS
+from nasbench_cli.commands.options import data_dir_option, echo_json, json_option
 
 
 @click.command("proxies")
@@ -28,10 +28,10 @@ def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_js
     """
     import time
 
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
     from benchmarks.proxies import analysis
     from benchmarks.proxies.score_cache import ScoreCache, seconds_per_score
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     if benchmark_name == "bert":
         _bert(as_json)

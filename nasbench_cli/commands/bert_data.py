@@ -9,8 +9,8 @@ def bert_summary(benchmark) -> dict:
     """Counts and facts of the bert table (the `data info --benchmark bert` payload)."""
     import numpy as np
 
-    from benchmarks.bert.table import architectures
-    from benchmarks.registry import get_spec
+    from benchmarks.flexibert.table import architectures
+    from benchmarks.core.registry import get_spec
 
     search = benchmark.search
     glue = -search.val_loss[:, 0]
@@ -56,8 +56,8 @@ def print_bert_summary(s: dict) -> None:
 
 def bert_record(benchmark, row: int) -> dict:
     """Everything published about one row: architecture, configuration, scores, cost, parameters."""
-    from benchmarks.bert.configspace import to_configuration
-    from benchmarks.bert.table import architectures, same_configuration, task_scores
+    from benchmarks.flexibert.configspace import to_configuration
+    from benchmarks.flexibert.table import architectures, same_configuration, task_scores
 
     search = benchmark.search
     arch = architectures(search)[row]
@@ -84,9 +84,9 @@ def find_architecture(benchmark, text: str) -> tuple[int | None, dict]:
     """(row of an evaluated architecture equal to the one in `text`, or None; facts of the lookup).
     `text`: JSON (or a JSON file) in the `model_hparam_overrides` form or as a configuration dict;
     UserError if it is not a FlexiBERT architecture."""
-    from benchmarks.bert.configspace import from_configuration
-    from benchmarks.bert.table import rows_of
-    from benchmarks.errors import UserError
+    from benchmarks.flexibert.configspace import from_configuration
+    from benchmarks.flexibert.table import rows_of
+    from benchmarks.core.errors import UserError
 
     try:
         raw = json.loads(text if text.lstrip().startswith("{") else Path(text).read_text())
@@ -102,9 +102,9 @@ def find_architecture(benchmark, text: str) -> tuple[int | None, dict]:
     rows = rows_of(benchmark.search, arch)
     if rows:
         return rows[0], {}
-    from benchmarks.bert.space import hamming
-    from benchmarks.features import bert_encoding
+    from benchmarks.flexibert.space import hamming
+    from benchmarks.core.space import encodings
 
-    distance = hamming(bert_encoding(benchmark), space.encode(arch))
+    distance = hamming(encodings(benchmark.search), space.encode(arch))
     nearest = int(distance.argmin())
     return None, {"nearest_id": int(benchmark.search.ids[nearest]), "hamming_distance": int(distance[nearest])}

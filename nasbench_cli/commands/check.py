@@ -1,7 +1,7 @@
 """`nasbench check`: a CI gate that fails when an algorithm's final regret got worse."""
 import click
 
-from nasbench_cli.options import echo_json, finite, json_option
+from nasbench_cli.commands.options import echo_json, finite, json_option
 
 
 @click.command()
@@ -33,10 +33,10 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, benchmark_
     Gate a change:     nasbench check results/ --baseline results/baselines/ptb.json
     Exit codes: 0 no regression, 1 regression or missing algorithm, 2 not comparable / bad input.
     """
-    from benchmarks.errors import UserError
-    from nasbench_cli.baseline import compare, format_check, read_baseline, write_baseline
-    from nasbench_cli.report_table import json_ready
-    from nasbench_cli.results_io import load_many, parse_name_list, verify_against_data
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.results.baseline import compare, format_check, read_baseline, write_baseline
+    from nasbench_cli.results.report_table import json_ready
+    from nasbench_cli.results.files import load_many, parse_name_list, verify_against_data
 
     if (baseline_path is None) == (write_path is None):
         raise UserError("give exactly one of --baseline FILE (check) and --write-baseline FILE (write one)")

@@ -1,9 +1,9 @@
 """`nasbench data`: inspect the benchmark data and its cache."""
 import click
 
-from benchmarks.errors import UserError
+from benchmarks.core.errors import UserError
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, json_option
 
 
 @click.group()
@@ -49,7 +49,7 @@ def benchmark_summary(benchmark) -> dict:
                    "otherwise trusted while each file keeps its path, size and mtime); exit 1 if they differ.")
 def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
     """Architectures, statuses, epochs, L* and its architecture, data source, checksum and cache path."""
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir, rebuild_cache=rebuild_cache)
     if benchmark_name == "bert":
@@ -61,7 +61,7 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
         return
     summary = benchmark_summary(benchmark)
     if verify:
-        from benchmarks.packed_cache import checksum
+        from benchmarks.cells.packed_cache import checksum
 
         extra = [benchmark.data_dir / benchmark_spec_features(benchmark_name)] \
             if benchmark_spec_features(benchmark_name) else []
@@ -97,6 +97,6 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
 
 def benchmark_spec_features(name: str):
     """The features CSV (relative to the data folder) that a benchmark's cache also covers, or None."""
-    from benchmarks.registry import get_spec
+    from benchmarks.core.registry import get_spec
 
     return get_spec(name).features_csv

@@ -1,7 +1,7 @@
 """`nasbench export`: results as tidy tables (parquet or csv) for pandas, R or a spreadsheet."""
 import click
 
-from nasbench_cli.options import echo_json, json_option
+from nasbench_cli.commands.options import echo_json, json_option
 
 
 @click.command()
@@ -27,9 +27,9 @@ def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, as_js
     """
     from pathlib import Path
 
-    from nasbench_cli.export import long_table, trials_table, write_table
-    from nasbench_cli.results_io import load_many, parse_name_list, verify_against_data
-    from nasbench_cli.truncate import parse_hours
+    from nasbench_cli.results.export import long_table, trials_table, write_table
+    from nasbench_cli.results.files import load_many, parse_name_list, verify_against_data
+    from nasbench_cli.results.truncate import parse_hours
 
     hours = parse_hours(at_text) if at_text else None
     results = load_many(results_dirs, parse_name_list(benchmark_text), parse_name_list(algo_text))

@@ -1,7 +1,7 @@
 """`nasbench features`: build and inspect the architecture feature caches (graph2vec)."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, json_option
 
 
 @click.group()
@@ -34,12 +34,12 @@ def build(benchmark_name, dims, seed, rebuild, data_dir, as_json):
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from benchmarks.features import g2v_cache_path, g2v_features, is_g2v_cached
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.features import g2v_cache_path, g2v_features, is_g2v_cached
+    from benchmarks.core.registry import load_benchmark
 
     dim_list = _parse_dims(dims)
     if benchmark_name == "bert":
-        from benchmarks.errors import UserError
+        from benchmarks.core.errors import UserError
 
         raise UserError("graph2vec embeds recurrent cells; bert's algorithms read the FlexiBERT encoding "
                         "(feature kind bert-encoding, computed on use: nothing to build)")
@@ -76,8 +76,8 @@ def build(benchmark_name, dims, seed, rebuild, data_dir, as_json):
 @json_option
 def info(benchmark_name, data_dir, as_json):
     """Which feature kinds are available and cached, their shapes and cache paths."""
-    from benchmarks.features import feature_cache_info
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.features import feature_cache_info
+    from benchmarks.core.registry import load_benchmark
 
     summary = feature_cache_info(load_benchmark(benchmark_name, data_dir))
     if as_json:

@@ -1,7 +1,7 @@
 """`nasbench list`: the algorithms and benchmarks nasbench knows."""
 import click
 
-from nasbench_cli.options import echo_json, json_option
+from nasbench_cli.commands.options import echo_json, json_option
 
 
 # where a default differs from the NAS-Bench-NLP release (README: "Differences from the release")
@@ -24,8 +24,8 @@ def list_cmd(as_json):
     """List algorithms (built-in, then plugins installed under the entry-point group
     `nasbench.optimizers`) and benchmarks, one line each. Any class derived from nasbench's Algorithm
     also runs as --algo module:Class or --algo path/to/file.py:Class."""
-    from benchmarks.catalog import BENCHMARKS
-    from benchmarks.errors import UserError
+    from benchmarks.core.catalog import BENCHMARKS
+    from benchmarks.core.errors import UserError
     from optimizers.plugins import entry_points
     from optimizers.registry import ALGORITHMS, algorithm_class, available, plugin_names
 

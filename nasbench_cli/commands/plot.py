@@ -1,7 +1,7 @@
 """`nasbench plot`: the paper's figures from a results folder."""
 import click
 
-from nasbench_cli.options import echo_json, json_option
+from nasbench_cli.commands.options import echo_json, json_option
 
 
 @click.command()
@@ -27,8 +27,8 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, as_json)
     """
     from pathlib import Path
 
-    from nasbench_cli.plotting import parse_formats, plot_benchmark
-    from nasbench_cli.results_io import load_many, parse_name_list, verify_against_data
+    from nasbench_cli.figures.plotting import parse_formats, plot_benchmark
+    from nasbench_cli.results.files import load_many, parse_name_list, verify_against_data
 
     formats = parse_formats(format_text)
     results = load_many(results_dirs, parse_name_list(benchmark_text), parse_name_list(algo_text))

@@ -1,7 +1,7 @@
 """`nasbench proxies`: training-free scores of cells (score one, build the cached table, show it)."""
 import click
 
-from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import cell_benchmark_option, data_dir_option, echo_json, json_option
 
 METRIC_HELP = ("'all' or a comma list of: hidden_covariance_l1, hidden_covariance_l2, hidden_covariance_l3, "
                "activation_distance, jacobian_covariance, jacobian_cosine, synaptic_saliency, num_params.")
@@ -18,7 +18,7 @@ def _config_options(func):
 
 
 def _require_torch():
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
 
     try:
         import torch  # noqa: F401
@@ -31,7 +31,7 @@ def _read_recipe(path: str) -> dict:
     """A recipe from a JSON file: the cell dict itself, or a training log with its 'recepie' string."""
     import json
 
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
 
     try:
         with open(path, encoding="utf-8") as handle:
@@ -67,7 +67,7 @@ def proxies():
 @json_option
 def score(arch_id, recipe_file, metric_text, seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
     """Score one cell now (not cached); prints each metric and the seconds it took."""
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
     from benchmarks.proxies.build import parse_metrics
 
     if (arch_id is None) == (recipe_file is None):
@@ -84,7 +84,7 @@ def score(arch_id, recipe_file, metric_text, seed, batch_size, seq_len, benchmar
     torch.set_num_threads(1)
     info = {"benchmark": benchmark_name}
     if arch_id is not None:
-        from benchmarks.registry import load_benchmark
+        from benchmarks.core.registry import load_benchmark
 
         benchmark = load_benchmark(benchmark_name, data_dir)
         row = benchmark.search.index_of(arch_id)
@@ -136,7 +136,7 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
     import sys
     import time
 
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
     from benchmarks.proxies.build import parse_metrics, run_build, sample_rows
     from benchmarks.proxies.score_cache import ScoreCache
 
@@ -144,7 +144,7 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
         raise UserError("pass exactly one of --sample N or --all")
     metrics = parse_metrics(metric_text)
     _require_torch()
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     rows = sample_rows(benchmark.search, None if all_cells else sample, completed_only)
@@ -198,7 +198,7 @@ def status(seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
 
     from benchmarks.proxies.metrics import METRICS
     from benchmarks.proxies.score_cache import ScoreCache, seconds_per_score
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     cache = ScoreCache(benchmark_name, seed, batch_size, seq_len)
@@ -241,7 +241,7 @@ def check_params(built, sample_seed, benchmark_name, data_dir, as_json):
 
     from benchmarks.proxies.cell_graph import model_param_count
     from benchmarks.proxies.minibatch import load_corpus
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     search = benchmark.search

@@ -1,7 +1,7 @@
 """`nasbench query`: the recorded metrics of one architecture, by id or by its cell."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, json_option
 
 
 def architecture_record(benchmark, row: int, epochs: int | None) -> dict:
@@ -10,7 +10,7 @@ def architecture_record(benchmark, row: int, epochs: int | None) -> dict:
 
     import numpy as np
 
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
 
     search = benchmark.search
     logged = int(search.n_epochs[row])
@@ -93,8 +93,8 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
 
     Exit 1 if a valid --recipe is not in the benchmark; exit 2 if it is invalid.
     """
-    from benchmarks.errors import UserError
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.registry import load_benchmark
 
     if (arch_id is None) == (recipe_text is None):
         raise UserError("give exactly one of --arch ID or --recipe FILE_OR_JSON")
@@ -102,7 +102,7 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
     if benchmark_name == "bert":
         return _query_bert(benchmark, arch_id, recipe_text, epochs, as_json)
     if recipe_text is not None:
-        from benchmarks.canonical import lookup_all, lookup_recipe
+        from benchmarks.cells.canonical import lookup_all, lookup_recipe
 
         cell, found = lookup_recipe(benchmark, recipe_text)
         if found is None:
@@ -123,7 +123,7 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
 
 
 def _query_bert(benchmark, arch_id, recipe_text, epochs, as_json):
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
     from nasbench_cli.commands.bert_data import bert_record, find_architecture, print_bert_record
 
     if epochs not in (None, 1):

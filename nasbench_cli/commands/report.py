@@ -1,7 +1,7 @@
 """`nasbench report`: the comparison table of final regrets."""
 import click
 
-from nasbench_cli.options import echo_json, json_option
+from nasbench_cli.commands.options import echo_json, json_option
 
 
 @click.command()
@@ -25,15 +25,15 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, 
     Several RESULTS_DIRs are compared side by side (their labels must differ: see `run --label`).
     --at 10h,100h adds one table per time: every trial cut at that simulated time.
     """
-    from benchmarks.errors import UserError
-    from nasbench_cli.report_table import build_report, markdown, print_rich
-    from nasbench_cli.results_io import load_many, parse_name_list, verify_against_data
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.results.report_table import build_report, markdown, print_rich
+    from nasbench_cli.results.files import load_many, parse_name_list, verify_against_data
 
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
     results = load_many(results_dirs, parse_name_list(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
-    from nasbench_cli.truncate import parse_hours, results_at
+    from nasbench_cli.results.truncate import parse_hours, results_at
 
     hours = parse_hours(at_text) if at_text else []
     data = build_report(results)

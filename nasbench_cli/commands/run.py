@@ -1,7 +1,7 @@
 """`nasbench run`: run NAS algorithms for many trials on the simulated environment."""
 import click
 
-from nasbench_cli.options import benchmark_option, data_dir_option, echo_json, finite, json_option
+from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, finite, json_option
 
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
@@ -22,14 +22,14 @@ def _raise_terminated(signum, frame):
     raise Terminated
 
 
-def parse_overrides(items, algos) -> dict:
+def parse_overrides(items, algos, benchmark: str | None = None) -> dict:
     """`--set KEY=VALUE` (every selected algorithm with that setting) or `--set ALGO.KEY=VALUE`."""
     import dataclasses
 
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
     from optimizers.registry import algorithm_class, algorithm_name
 
-    fields = {a: {f.name for f in dataclasses.fields(algorithm_class(a).Settings)} for a in algos}
+    fields = {a: {f.name for f in dataclasses.fields(algorithm_class(a, benchmark).Settings)} for a in algos}
     key_of = {algorithm_name(a): a for a in algos} | {a: a for a in algos}
     overrides = {a: {} for a in algos}
     for item in items:
@@ -59,8 +59,8 @@ def summarize(paths) -> dict:
 
     import numpy as np
 
-    from nasbench_cli.aggregate import final_regrets, t_interval
-    from nasbench_cli.results_io import load_trial, record_label
+    from nasbench_cli.results.aggregate import final_regrets, t_interval
+    from nasbench_cli.results.files import load_trial, record_label
 
     by_algo = {}
     for path in paths:
@@ -126,10 +126,10 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
     import signal
     from pathlib import Path
 
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.run_lock import run_lock
-    from benchmarks.errors import UserError
-    from nasbench_cli.trial import check_label
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.run_lock import run_lock
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.harness.trial import check_label
     from optimizers.registry import make_algorithm, parse_algo_list
 
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
@@ -140,16 +140,16 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
             if len(algos) != 1:
                 raise UserError(f"--label names one run: give one --algo, not {len(algos)}")
             check_label(label)
-        overrides = parse_overrides(set_items, algos)
+        overrides = parse_overrides(set_items, algos, benchmark_name)
         max_jobs = None
         if budget_hours is None:
-            from benchmarks.registry import get_spec
+            from benchmarks.core.registry import get_spec
 
             budget_hours = get_spec(benchmark_name).default_budget_hours
         if budget_kind == "release":
             max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
         for algo in algos:                                      # every setting checked before anything is written
-            make_algorithm(algo, overrides.get(algo))
+            make_algorithm(algo, overrides.get(algo), benchmark_name)
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
@@ -161,7 +161,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
 def _release_budget(algos, trials, workers) -> tuple[dict, int, float]:
     """({algo: job cap or None}, trials, budget hours) for `--budget release`; UserError for an algorithm
     the release's notebook does not run, or for simulated workers (it trains one architecture at a time)."""
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
 
     others = [a for a in algos if a not in RELEASE_JOBS]
     if others:
@@ -177,7 +177,7 @@ def _release_budget(algos, trials, workers) -> tuple[dict, int, float]:
 
 def _backend_choice(backend, jobs, scheduler):
     """None for the local backend, else where the Dask backend runs trials (a `SchedulerChoice`)."""
-    from benchmarks.errors import UserError
+    from benchmarks.core.errors import UserError
 
     source = click.get_current_context().get_parameter_source("scheduler")
     if backend == "local":
@@ -187,7 +187,7 @@ def _backend_choice(backend, jobs, scheduler):
     if jobs is not None:
         raise UserError("--jobs is for the local backend; with --backend dask the cluster's workers run the "
                         "trials (start N of them with --scheduler local:N)")
-    from nasbench_cli.dask_backend import import_distributed, parse_scheduler
+    from nasbench_cli.harness.dask_backend import import_distributed, parse_scheduler
 
     choice = parse_scheduler(scheduler)
     import_distributed()      # a one-line install hint before anything is loaded or written
@@ -200,8 +200,8 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     import math
     import os
 
-    from nasbench_cli.runner import execute, plan_trials, remove_stale_temp_files, trial_path
-    from nasbench_cli.trial import current_scores_checksum, run_label
+    from nasbench_cli.harness.runner import execute, plan_trials, remove_stale_temp_files, trial_path
+    from nasbench_cli.harness.trial import current_scores_checksum, run_label
     from optimizers.registry import algorithm_name
 
     budget_s = budget_hours * 3600.0
@@ -278,7 +278,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
 
 def _execute_on_dask(todo, choice, benchmark, algos, overrides, out, done, on_done):
     """Run `todo` on a Dask cluster; the scheduler going away is one line (exit 1), files kept."""
-    from nasbench_cli.dask_backend import SchedulerLost, execute_dask, gather_inputs
+    from nasbench_cli.harness.dask_backend import SchedulerLost, execute_dask, gather_inputs
 
     try:
         inputs = gather_inputs(benchmark, algos, overrides, compress=choice.local_workers is None)
@@ -292,16 +292,16 @@ def _execute_on_dask(todo, choice, benchmark, algos, overrides, out, done, on_do
 
 def _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet):
     """Build the feature caches the algorithms read once here, not in every worker."""
-    from benchmarks.registry import load_benchmark
-    from nasbench_cli.trial import load_features
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.trial import load_features
     from optimizers.registry import make_algorithm
 
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from benchmarks.features import G2V_DIMS, g2v_features, is_g2v_cached, used_kind
+    from benchmarks.core.features import G2V_DIMS, g2v_features, is_g2v_cached, used_kind
 
     kinds = {used_kind(benchmark_name, k) for k in
-             {make_algorithm(a, overrides.get(a)).feature_kind for a in algos} - {None}}
+             {make_algorithm(a, overrides.get(a), benchmark_name).feature_kind for a in algos} - {None}}
     benchmark = load_benchmark(benchmark_name, data_dir)
     for kind in sorted(kinds):
         if kind not in G2V_DIMS or is_g2v_cached(benchmark, G2V_DIMS[kind]):

@@ -2,7 +2,7 @@
 
 import click
 
-from nasbench_cli.options import cell_benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import cell_benchmark_option, data_dir_option, echo_json, json_option
 
 
 @click.group()
@@ -30,7 +30,7 @@ def sample(count, seed, unique, as_json):
 
     Prints one recipe (compact JSON) per line, or with --json a JSON list of recipes.
     """
-    from benchmarks.cell_generator import sample_cells
+    from benchmarks.cells.generator import sample_cells
 
     cells = sample_cells(count, seed=seed, unique=unique)
     if as_json:
@@ -56,15 +56,15 @@ def show(arch_id, recipe_text, lookup, benchmark_name, data_dir, as_json):
 
     ARCH_ID is a recepie_id of the benchmark; or give --recipe FILE_OR_JSON.
     """
-    from benchmarks.canonical import canonical_form, canonical_hash, lookup_all
-    from benchmarks.cells import parse_cell, validate, violations
-    from benchmarks.errors import UserError
+    from benchmarks.cells.canonical import canonical_form, canonical_hash, lookup_all
+    from benchmarks.cells.recipe import parse_cell, validate, violations
+    from benchmarks.core.errors import UserError
 
     if (arch_id is None) == (recipe_text is None):
         raise UserError("give exactly one of ARCH_ID or --recipe FILE_OR_JSON")
     benchmark = None
     if arch_id is not None or lookup:
-        from benchmarks.registry import load_benchmark
+        from benchmarks.core.registry import load_benchmark
 
         benchmark = load_benchmark(benchmark_name, data_dir)
     if arch_id is not None:
@@ -112,7 +112,7 @@ def show(arch_id, recipe_text, lookup, benchmark_name, data_dir, as_json):
 @json_option
 def validate_cmd(recipe_text, strict, as_json):
     """Check a cell against the search-space rules. Exit 0 if valid, 2 if not (reasons printed)."""
-    from benchmarks.cells import parse_cell, violations
+    from benchmarks.cells.recipe import parse_cell, violations
 
     found = violations(recipe_text, strict=strict)
     cell = None if found else parse_cell(recipe_text)
@@ -139,7 +139,7 @@ def validate_cmd(recipe_text, strict, as_json):
 def stats(benchmark_name, data_dir, samples, seed, as_json):
     """Validate every recipe of a benchmark (architectures breaking each rule) and count the
     architectures that share a canonical form with another one."""
-    from benchmarks.registry import load_benchmark
+    from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     report = space_stats(benchmark)
@@ -176,8 +176,8 @@ def stats(benchmark_name, data_dir, samples, seed, as_json):
 
 def generator_stats(benchmark, samples: int, seed: int) -> dict:
     """Draw `samples` cells: rejections, canonical duplicate share, share that are benchmark architectures."""
-    from benchmarks.canonical import benchmark_hashes, hash_or_none
-    from benchmarks.cell_generator import sample_cells_with_stats
+    from benchmarks.cells.canonical import benchmark_hashes, hash_or_none
+    from benchmarks.cells.generator import sample_cells_with_stats
 
     cells, counts = sample_cells_with_stats(samples, seed=seed)
     hashes = [hash_or_none(c) for c in cells]
@@ -199,8 +199,8 @@ def generator_stats(benchmark, samples: int, seed: int) -> dict:
 
 def space_stats(benchmark) -> dict:
     """Rule violation counts (architectures per rule), node/hidden counts and duplicate summary."""
-    from benchmarks.canonical import duplicate_summary
-    from benchmarks.cells import RULES, InvalidCellError, parse_cell, violations
+    from benchmarks.cells.canonical import duplicate_summary
+    from benchmarks.cells.recipe import RULES, InvalidCellError, parse_cell, violations
 
     search = benchmark.search
     counts = {rule: 0 for rule in RULES}

@@ -1,0 +1,39 @@
+"""NAS-Bench-NLP's training logs (ptb, wt2) as a benchmark table, through the packed cache.
+
+The catalog's loader interface: `data_folder(data_dir)` (the release folder used) and
+`load(spec, data_dir, rebuild_cache)` (the Benchmark).
+"""
+from benchmarks.cells.log_reader import log_source
+from benchmarks.cells.packed_cache import load_or_build
+from benchmarks.core.errors import DataError
+from benchmarks.core.paths import resolve_data_dir
+from benchmarks.core.table import Benchmark, SearchTable
+
+
+def data_folder(data_dir=None):
+    """The NAS-Bench-NLP release folder: `data_dir`, else `NASBENCH_DATA`, else `../shared/nas-bench-nlp`."""
+    return resolve_data_dir(data_dir)
+
+
+def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
+    """The benchmark `spec` (ptb or wt2) from its packed cache, built from the logs on first use."""
+    from benchmarks.cells.space import CellSpace
+
+    root = resolve_data_dir(data_dir)
+    source = log_source(root / spec.logs)
+    features_csv = None
+    if spec.features_csv is not None:
+        features_csv = root / spec.features_csv
+        if not features_csv.is_file():
+            raise DataError(f"features CSV not found: {features_csv}")
+    arrays, cache_path = load_or_build(spec.name, source, features_csv, spec.max_epochs, rebuild=rebuild_cache)
+    search = SearchTable(
+        name=spec.name, ids=arrays["ids"], train_loss=arrays["train_loss"], val_loss=arrays["val_loss"],
+        wall_time_s=arrays["wall_time_s"], n_epochs=arrays["n_epochs"], status=arrays["status"],
+        num_params=arrays["num_params"], recipe_blob=arrays["recipe_blob"],
+        recipe_offsets=arrays["recipe_offsets"], log_name_blob=arrays["log_name_blob"],
+        log_name_offsets=arrays["log_name_offsets"], shipped_features=arrays.get("shipped_features"),
+        space=CellSpace())
+    return Benchmark(search=search, test_loss=arrays["test_loss"], data_dir=root, source=source,
+                     checksum=str(arrays["checksum"]), cache_path=cache_path,
+                     dropped_logs=tuple(str(x) for x in arrays["dropped_logs"]))

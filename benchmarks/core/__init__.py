@@ -1,0 +1,1 @@
+"""The shared core of every benchmark: tables, environment, regret, search-space protocol, catalog, registry."""

@@ -1,0 +1,31 @@
+"""Click options shared by several commands."""
+import click
+
+from benchmarks.core.catalog import BENCHMARKS
+
+data_dir_option = click.option(
+    "--data-dir", type=click.Path(file_okay=False, path_type=str), default=None,
+    help="Folder with the NAS-Bench-NLP release layout (default: $NASBENCH_DATA or ../shared/nas-bench-nlp).")
+benchmark_option = click.option(
+    "--benchmark", "benchmark_name", type=click.Choice(sorted(BENCHMARKS)), default="ptb", show_default=True,
+    help="Which benchmark.")
+cell_benchmark_option = click.option(
+    "--benchmark", "benchmark_name", type=click.Choice(sorted(n for n, spec in BENCHMARKS.items()
+                                                              if not spec.single_fidelity)),
+    default="ptb", show_default=True, help="Which recurrent-cell benchmark (NAS-Bench-NLP).")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+def finite(ctx, param, value):
+    """Click callback: refuse NaN and infinity (click's FloatRange lets NaN through every bound)."""
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"must be a finite number, got {value}")
+    return value
+
+
+def echo_json(obj) -> None:
+    import json
+
+    click.echo(json.dumps(obj, indent=2, allow_nan=False))

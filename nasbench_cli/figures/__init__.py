@@ -1,0 +1,1 @@
+"""Figures: regret-vs-time, CDF, rank and worker plots, and the paper's figures."""

@@ -1,0 +1,241 @@
+"""Run many trials in worker processes, one atomic result file per trial, resumable.
+
+Worker processes die with the run: each watches its parent and exits as soon as the parent is gone
+(a killed `nasbench run` leaves no process behind still writing result files).
+
+Trial k of an algorithm uses seed `seed + k`; with `workers` > 1 simulated workers its results go
+under the label `algo@Kw` (see `results_io`). Every trial runs in a joblib (loky) worker process
+started with PYTHONHASHSEED=0 and single-threaded numerical libraries, so a trial's result is the same
+whatever `--jobs` is and in whichever order trials finish.
+"""
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.core.atomic import write_json_atomic
+from benchmarks.core.errors import UserError
+from nasbench_cli.results.files import load_trial, trial_path
+
+WORKER_ENV = {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              "MKL_NUM_THREADS": "1",
+              # workers start as `python -m ...`, which would put the current folder first on sys.path:
+              # a user's own `optimizers/` or `benchmarks/` there would replace ours (plugins append it last)
+              "PYTHONSAFEPATH": "1"}
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """One trial to run and where its result goes."""
+    benchmark: str
+    algo: str
+    trial: int
+    seed: int
+    budget_s: float
+    overrides: tuple            # ((key, text), ...) setting overrides for this algorithm
+    settings_hash: str
+    path: Path
+    workers: int = 1            # simulated workers training side by side
+    label: str = ""             # results folder name: algo, or algo@Kw
+    max_jobs: int | None = None  # jobs started at most (`--budget release`), or None: the time budget only
+
+
+def read_existing(path: Path) -> dict | None:
+    """A finished trial's record, or None if there is none; UserError if the file is malformed."""
+    return load_trial(path) if Path(path).is_file() else None
+
+
+def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
+                overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1,
+                data_checksum: str | None = None, label: str | None = None,
+                max_jobs: dict | None = None) -> tuple[list[TrialSpec], list[Path]]:
+    """Trials still to run, and the result files already done; refuses files made with other settings
+    or (when `data_checksum` is given) from other data. `max_jobs`: {algo: job cap} for a count budget.
+
+    `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
+    proxy-guided algorithms; a file made from other scores is refused too.
+    """
+    from nasbench_cli.harness.trial import check_label, run_label, settings_hash
+    from optimizers.plugins import same_source
+    from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
+
+    scores_checksums = scores_checksums or {}
+
+    todo, done, conflicts, other_data, other_code = [], [], [], [], []
+    for algo in algos:
+        algo_overrides = overrides.get(algo, {})
+        settings = make_algorithm(algo, algo_overrides, benchmark).settings_dict()
+        name, source = algorithm_name(algo), algorithm_source(algo)
+        cap = (max_jobs or {}).get(algo)
+        expected = settings_hash(benchmark, name, settings, budget_s, workers, cap)
+        algo_label = check_label(label) if label else run_label(name, workers) + ("@release" if max_jobs else "")
+        for k in range(trials):
+            path = trial_path(out, benchmark, algo_label, k)
+            spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
+                             expected, path, workers, algo_label, cap)
+            existing = None if overwrite else read_existing(path)
+            if existing is None:
+                todo.append(spec)
+                continue
+            same_settings = existing.get("settings_hash") == expected and existing.get("seed") == seed + k
+            if data_checksum is not None and existing.get("data_checksum") != data_checksum:
+                other_data.append((path, existing))
+            elif not same_source(existing.get("algorithm_source"), source):
+                other_code.append((path, existing, source))
+            elif same_settings and existing.get("scores_checksum") == scores_checksums.get(algo):
+                done.append(path)
+            else:
+                conflicts.append((path, existing, same_settings))
+    if other_data:
+        path, existing = other_data[0]
+        raise UserError(f"{len(other_data)} result file(s) were made from other data, e.g. {path} (data checksum "
+                        f"{str(existing.get('data_checksum'))[:12]} there, {str(data_checksum)[:12]} now); "
+                        "use another --out or pass --overwrite")
+    if other_code:
+        path, existing, source = other_code[0]
+        there = existing.get("algorithm_source") or {"kind": "built-in"}
+        now = source or {"kind": "built-in"}
+        raise UserError(f"{len(other_code)} result file(s) were made by another version of the algorithm's code, "
+                        f"e.g. {path} ({_describe_source(there)} there, {_describe_source(now)} now); "
+                        "use another --out or --label, or pass --overwrite")
+    if conflicts:
+        path, existing, same_settings = conflicts[0]
+        differences = []
+        if existing.get("budget_s") != budget_s:
+            differences.append(f"budget {existing.get('budget_s', 0) / 3600:g} h there, {budget_s / 3600:g} h now")
+        if existing.get("seed") != seed + int(existing.get("trial", 0)):
+            differences.append(f"seed {existing.get('seed')} there")
+        if same_settings:   # so only the training-free scores differ
+            differences.append("other training-free scores: the score cache changed since "
+                               f"({existing.get('scored_cells', 'unknown')} cells scored then)")
+        if not differences:
+            differences.append("other algorithm settings")
+        raise UserError(f"{len(conflicts)} result file(s) were made with other settings, e.g. {path} "
+                        f"({'; '.join(differences)}); use another --out or pass --overwrite")
+    return todo, done
+
+
+def _describe_source(source: dict) -> str:
+    if source.get("kind") == "built-in":
+        return "nasbench's built-in algorithm"
+    version = f" {source['distribution']} {source['version']}" if source.get("distribution") else ""
+    return f"{source.get('class')}{version}, source sha256 {str(source.get('sha256'))[:12]}"
+
+
+PARENT_POLL_S = 0.2
+_watching: list = []      # the parent pid this worker process watches (set once)
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """In a worker process started by `parent_pid`: end the process (`os._exit`) at once if that parent
+    is already gone, else start a daemon thread that does so when it goes (the worker is reparented).
+    Started once per process (the executor's initializer, then a check before each trial); a no-op
+    in the parent itself."""
+    if os.getpid() == parent_pid:
+        return
+    if os.getppid() != parent_pid:
+        os._exit(1)
+    if _watching:
+        return
+    _watching.append(parent_pid)
+
+    def watch():
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="nasbench-parent-watch", daemon=True).start()
+
+
+def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> dict:
+    """Worker: run one trial and write its result file atomically; returns a short summary.
+    `parent_pid`: the run's process, whose death ends this worker."""
+    from nasbench_cli.harness.trial import run_trial
+
+    if parent_pid is not None:
+        die_with_parent(parent_pid)
+
+    try:
+        record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
+                           dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs)
+    except (UserError, KeyboardInterrupt):
+        raise
+    except Exception as exc:   # one line naming where the algorithm's code failed
+        raise TrialFailed(f"{type(exc).__name__}: {exc} ({where_raised(exc)})") from None
+    return write_record(spec, record)
+
+
+def write_record(spec: TrialSpec, record: dict) -> dict:
+    """Write `record`, the result of `spec`, atomically to its file; returns a short summary."""
+    if record["settings_hash"] != spec.settings_hash:
+        raise RuntimeError(f"settings hash changed in the worker for {spec.path}")
+    write_json_atomic(spec.path, record)
+    return {"algo": spec.algo, "label": spec.label, "trial": spec.trial, "final_regret": record["final_regret"],
+            "compute_s": record["compute_s"], "path": str(spec.path)}
+
+
+class TrialFailed(Exception):
+    """A trial raised: the exception's type, message and where it was raised, as one line."""
+
+
+def failure_line(spec: TrialSpec, exc: BaseException) -> str:
+    """The run's one-line report of a failed trial."""
+    what = str(exc) if isinstance(exc, TrialFailed) else f"{type(exc).__name__}: {exc}"
+    return f"{spec.label or spec.algo} trial {spec.trial}: {what}"
+
+
+def where_raised(exc: BaseException) -> str:
+    """'raised in FILE:LINE, in FUNCTION' for the innermost frame of `exc`'s traceback."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "raised outside Python code"
+    frame = frames[-1]
+    return f"raised in {frame.filename}:{frame.lineno}, in {frame.name}"
+
+
+def remove_stale_temp_files(out: Path, benchmark: str) -> int:
+    """Delete temp files left by a killed run (never complete result files). Call it only while
+    holding the folder's run lock (`run_lock`), so that no live run owns them."""
+    removed = 0
+    root = Path(out) / benchmark
+    if root.is_dir():
+        for tmp in root.glob("*/.trial-*.tmp"):
+            tmp.unlink(missing_ok=True)
+            removed += 1
+    return removed
+
+
+def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[list[dict], list[str]]:
+    """Run `specs` on `jobs` worker processes; returns (summaries, errors). Ctrl-C stops the workers;
+    finished trials are already on disk, unfinished ones leave no result file."""
+    from concurrent.futures import as_completed
+
+    from joblib.externals.loky import get_reusable_executor
+
+    for key, value in WORKER_ENV.items():   # also for workers' own children
+        os.environ.setdefault(key, value)
+    executor = get_reusable_executor(max_workers=jobs, env=WORKER_ENV, timeout=30,
+                                     initializer=die_with_parent, initargs=(os.getpid(),))
+    futures = {executor.submit(run_and_write, spec, data_dir, os.getpid()): spec for spec in specs}
+    summaries, errors = [], []
+    try:
+        for future in as_completed(futures):
+            spec = futures[future]
+            try:
+                summary = future.result()
+            except UserError:
+                raise
+            except Exception as exc:  # a failed trial is reported, the others go on
+                errors.append(failure_line(spec, exc))
+                summary = None
+            if summary is not None:
+                summaries.append(summary)
+            if on_done is not None:
+                on_done(spec, summary)
+    except BaseException:   # Ctrl-C: kill the workers (loky fails the pending futures itself)
+        executor.shutdown(wait=False, kill_workers=True)
+        raise
+    return summaries, errors

@@ -1,0 +1,164 @@
+"""Run one trial of one algorithm on one benchmark and return its self-describing result record."""
+import hashlib
+import json
+import time
+
+import numpy as np
+
+RESULT_FORMAT = "nasbench-trial/2"   # /1: before `best_arch` became `benchmark_best_arch`
+
+
+def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, workers: int = 1,
+                  max_jobs: int | None = None) -> str:
+    """Stable hash of everything that defines a trial's outcome except its seed. One worker and no job
+    cap hash as before those existed, so earlier result files and baselines stay valid."""
+    fields = {"benchmark": benchmark, "algo": algo, "settings": settings, "budget_s": budget_s}
+    if workers != 1:
+        fields["workers"] = int(workers)
+    if max_jobs is not None:
+        fields["max_jobs"] = int(max_jobs)
+    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def run_label(algo: str, workers: int = 1) -> str:
+    """The default name a run is compared under (and its results folder): `hb`, or `hb@4w` with 4
+    workers; `nasbench run --label` sets another."""
+    return algo if workers == 1 else f"{algo}@{int(workers)}w"
+
+
+from optimizers.labels import LABEL_PATTERN, check_label  # noqa: E402,F401  (re-exported)
+
+
+def package_versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    versions = {}
+    for package in ("nasbench", "numpy", "scipy", "xgboost-cpu", "xgboost", "hyperopt", "smac",
+                    "ConfigSpace", "gensim", "scikit-learn", "torch"):
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:
+            pass
+    return versions
+
+
+def load_features(benchmark, kind: str | None):
+    if kind is None:
+        return None
+    from benchmarks.core.features import features
+
+    return features(benchmark, kind)
+
+
+def load_scores(benchmark, metric: str | None):
+    if metric is None:
+        return None
+    from benchmarks.proxies import load_scores as cached_scores
+
+    return cached_scores(benchmark, metric)
+
+
+def scores_checksum(scores) -> str | None:
+    """Fingerprint of the training-free scores a proxy-guided trial read (None for other algorithms):
+    a result depends on them, so a rerun must not reuse a file made from another score table."""
+    if scores is None:
+        return None
+    return hashlib.sha256(np.ascontiguousarray(scores, dtype=np.float64).tobytes()).hexdigest()[:16]
+
+
+def current_scores_checksum(benchmark, algo: str, overrides: dict | None = None) -> str | None:
+    """scores_checksum of what a trial of `algo` would read now from the score cache."""
+    from optimizers.registry import make_algorithm
+
+    return scores_checksum(load_scores(benchmark, make_algorithm(algo, overrides, benchmark.name).score_metric))
+
+
+def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, scores=None, workers: int = 1,
+                  max_jobs: int | None = None):
+    """Simulate one trial of `algorithm` (an instance, or a registry name with default settings) on the
+    searcher's table `search` with `workers` simulated workers and a wall-clock budget of `budget_s`
+    simulated seconds; returns the Environment (its `history` holds one point per finished job)."""
+    from benchmarks.core.environment import Environment
+    from nasbench_cli.harness.simulator import run_on
+    from optimizers.registry import make_algorithm
+
+    if isinstance(algorithm, str):
+        algorithm = make_algorithm(algorithm, None, search.name)
+    env = Environment(search, budget_s)
+    run_on(env, algorithm, seed, features, scores, workers, max_jobs)
+    return env
+
+
+def job_log(history) -> dict:
+    """Per finished job, parallel to the trajectory: when a worker took it (simulated seconds), which
+    worker, the checkpoint it continued from, and its non-training overhead (seconds)."""
+    return {"start_s": list(history.start_s), "worker": list(history.worker),
+            "from_epoch": list(history.from_epoch), "overhead_s": list(history.overhead_s)}
+
+
+def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
+              overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None,
+              max_jobs: int | None = None) -> dict:
+    """Run trial `trial` (seeded with `seed`) of the algorithm `algo` (a built-in name, a plugin's name or
+    spec) with `workers` simulated workers and return the result record (JSON-ready), compared under
+    `label` (default `run_label(name, workers)`)."""
+    from benchmarks.core.registry import load_benchmark
+    from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
+
+    benchmark = load_benchmark(benchmark_name, data_dir)
+    algorithm = make_algorithm(algo, overrides, benchmark_name)
+    return trial_record(benchmark, algorithm, algorithm_name(algo), algorithm_source(algo), trial, seed, budget_s,
+                        workers, label, max_jobs=max_jobs)
+
+
+LOAD = object()   # trial_record's default for features and scores: read them from the caches here
+
+
+def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
+                 workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
+                 max_jobs: int | None = None) -> dict:
+    """Simulate one trial of the algorithm instance `algorithm` on a loaded `benchmark` and return its
+    result record (format `RESULT_FORMAT`, every field documented in docs/result-format.md). `name`: the
+    algorithm's name in results; `source`: where its class came from (None for a built-in one).
+    `features`, `scores`: the algorithm's feature matrix and training-free scores when the caller already
+    has them (a Dask worker gets them from the client); by default they are read from the caches.
+    `max_jobs`: start at most this many jobs (`nasbench run --budget release`); recorded only when set."""
+    from benchmarks.core.regret import final_regret, trajectory
+
+    feats = load_features(benchmark, algorithm.feature_kind) if features is LOAD else features
+    scores = load_scores(benchmark, algorithm.score_metric) if scores is LOAD else scores
+    started = time.process_time()
+    wall_started = time.perf_counter()
+    env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers, max_jobs)
+    compute_s = time.process_time() - started
+    settings = algorithm.settings_dict()
+    traj = trajectory(benchmark, env.history)
+    record = {
+        "format": RESULT_FORMAT,
+        "benchmark": benchmark.name,
+        "algo": name,
+        "label": label or run_label(name, workers),
+        "algorithm_source": source,
+        "workers": int(workers),
+        "trial": trial,
+        "seed": seed,
+        "budget_s": budget_s,
+        "settings": settings,
+        "settings_hash": settings_hash(benchmark.name, name, settings, budget_s, workers, max_jobs),
+        "versions": package_versions(),
+        "data_checksum": benchmark.checksum,
+        "scores_checksum": scores_checksum(scores),
+        "scored_cells": None if scores is None else int((~np.isnan(scores)).sum()),
+        "l_star": benchmark.l_star,
+        "benchmark_best_arch": benchmark.best_id,
+        "n_evaluations": len(traj["time_s"]),
+        "simulated_time_s": env.time_s,
+        "final_regret": final_regret(traj),
+        "compute_s": compute_s,
+        "wall_s": time.perf_counter() - wall_started,
+        "trajectory": traj,
+        "jobs": job_log(env.history),
+    }
+    if max_jobs is not None:
+        record["max_jobs"] = int(max_jobs)
+    return record

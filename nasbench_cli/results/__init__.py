@@ -1,0 +1,1 @@
+"""Results: reading and validating result files, truncation, aggregation, report tables, baselines, export."""

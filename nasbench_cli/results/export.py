@@ -1,0 +1,115 @@
+"""Result records as tidy pandas tables (`nasbench export`, `nasbench.load_results`).
+
+Columns are listed in docs/result-format.md ("Exported tables"); times are simulated seconds
+(`time_s`) and hours (`time_h`), regrets are test log-perplexity - L*.
+"""
+import json
+import math
+
+ID_COLUMNS = ("benchmark", "label", "algo", "workers", "trial", "seed")
+JOB_COLUMNS = (*ID_COLUMNS, "job", "time_s", "time_h", "regret", "incumbent", "incumbent_epoch", "arch", "epochs",
+               "start_s", "worker", "from_epoch", "overhead_s")
+GRID_COLUMNS = (*ID_COLUMNS, "time_h", "time_s", "regret", "incumbent", "incumbent_epoch", "jobs_done")
+TRIAL_COLUMNS = (*ID_COLUMNS, "budget_h", "final_regret", "final_incumbent", "final_incumbent_epoch",
+                 "ended_on_benchmark_best", "n_evaluations", "simulated_time_s", "compute_s", "settings_hash",
+                 "settings", "algorithm_class")
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError:
+        from benchmarks.core.errors import UserError
+
+        raise UserError("exporting tables needs pandas: pip install 'nasbench[export]' "
+                        "(or pip install -e '.[export]' in a clone)") from None
+    return pandas
+
+
+def _records(results):
+    for bench, runs in results.runs.items():
+        for label, records in runs.items():
+            for record in records:
+                yield label, record
+
+
+def _ids(label: str, record: dict) -> dict:
+    return {"benchmark": record["benchmark"], "label": label, "algo": record["algo"],
+            "workers": int(record.get("workers") or 1), "trial": record["trial"], "seed": record["seed"]}
+
+
+def long_table(results, at_hours=None):
+    """One row per trial and finished job (`at_hours` None), else one row per trial and time in
+    `at_hours` (hours): the trial's state at that simulated time."""
+    pandas = _pandas()
+    rows = []
+    for label, record in _records(results):
+        ids, traj = _ids(label, record), record["trajectory"]
+        jobs = record.get("jobs") or {}
+        n = len(traj["time_s"])
+        if at_hours is None:
+            for k in range(n):
+                rows.append({**ids, "job": k, "time_s": traj["time_s"][k], "time_h": traj["time_s"][k] / 3600.0,
+                             "regret": traj["regret"][k], "incumbent": traj["incumbent"][k],
+                             "incumbent_epoch": traj["incumbent_epoch"][k], "arch": traj["arch"][k],
+                             "epochs": traj["epochs"][k],
+                             **{key: (jobs[key][k] if key in jobs else None)
+                                for key in ("start_s", "worker", "from_epoch", "overhead_s")}})
+            continue
+        for hours in at_hours:
+            t = hours * 3600.0
+            done = sum(1 for x in traj["time_s"] if x <= t)
+            last = done - 1
+            beyond = t > record["budget_s"]
+            rows.append({**ids, "time_h": float(hours), "time_s": t,
+                         "regret": math.nan if beyond or last < 0 or traj["regret"][last] is None
+                         else traj["regret"][last],
+                         "incumbent": None if beyond or last < 0 else traj["incumbent"][last],
+                         "incumbent_epoch": None if beyond or last < 0 else traj["incumbent_epoch"][last],
+                         "jobs_done": done})
+    columns = JOB_COLUMNS if at_hours is None else GRID_COLUMNS
+    frame = pandas.DataFrame(rows, columns=list(columns))
+    ints = ["incumbent", "incumbent_epoch"] + (["arch", "epochs", "worker", "from_epoch"] if at_hours is None else [])
+    return frame.astype({"regret": "float64", "time_s": "float64", "time_h": "float64", **{c: "Int64" for c in ints}})
+
+
+def trials_table(results):
+    """One row per trial."""
+    pandas = _pandas()
+    rows = []
+    for label, record in _records(results):
+        traj = record["trajectory"]
+        final = traj["incumbent"][-1] if traj["incumbent"] else None
+        source = record.get("algorithm_source") or {}
+        rows.append({**_ids(label, record), "budget_h": record["budget_s"] / 3600.0,
+                     "final_regret": math.nan if record["final_regret"] is None else record["final_regret"],
+                     "final_incumbent": final,
+                     "final_incumbent_epoch": traj["incumbent_epoch"][-1] if traj["incumbent_epoch"] else None,
+                     "ended_on_benchmark_best": final is not None and final == record["benchmark_best_arch"],
+                     "n_evaluations": len(traj["time_s"]), "simulated_time_s": record.get("simulated_time_s"),
+                     "compute_s": record["compute_s"], "settings_hash": record["settings_hash"],
+                     "settings": json.dumps(record["settings"], sort_keys=True),
+                     "algorithm_class": source.get("class")})
+    frame = pandas.DataFrame(rows, columns=list(TRIAL_COLUMNS))
+    return frame.astype({"final_regret": "float64", "final_incumbent": "Int64", "final_incumbent_epoch": "Int64"})
+
+
+def write_table(frame, path, fmt: str) -> None:
+    """Write `frame` to `path` as parquet or csv, atomically (temp file + rename)."""
+    import io
+
+    from benchmarks.core.atomic import write_bytes_atomic
+
+    if fmt == "csv":
+        data = frame.to_csv(index=False).encode()
+    else:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            from benchmarks.core.errors import UserError
+
+            raise UserError("parquet needs pyarrow: pip install 'nasbench[export]' (or use --format csv)") from None
+        buffer = io.BytesIO()
+        frame.to_parquet(buffer, index=False)
+        data = buffer.getvalue()
+    write_bytes_atomic(path, data)

@@ -1,0 +1,364 @@
+"""Find, read and validate the per-trial result files written by `nasbench run`.
+
+Layout: `OUT/<benchmark>/<label>/trial-<k>.json`, one record of `nasbench_cli.harness.trial.run_trial` each;
+the label is the algorithm's name, with `@Kw` when K > 1 simulated workers ran it (`hb@4w`), so runs of
+one algorithm at several worker counts sit side by side and are compared as separate entries.
+Anything else in those folders (temporary `.trial-3.json.XXXX.tmp` files of a killed run, figures,
+notes) is ignored. A `trial-<k>.json` that does not parse or lacks keys is an error naming the file
+(`UserError`, exit 2): silently skipping it would bias every statistic. Delete it (or re-run
+`nasbench run`, which redoes trials whose file is unreadable) and try again.
+"""
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.core.errors import UserError
+
+RESULT_FORMAT = "nasbench-trial/2"
+OLD_FORMATS = ("nasbench-trial/1",)   # read and upgraded in memory (`upgrade`); every field: docs/result-format.md
+TRIAL_FILE = re.compile(r"^trial-(0|[1-9]\d*)\.json$")   # canonical names only: trial-01.json is not trial 1
+TRAJECTORY_KEYS = ("time_s", "regret", "incumbent", "incumbent_epoch", "arch", "epochs")
+REQUIRED_KEYS = ("format", "benchmark", "algo", "trial", "seed", "budget_s", "settings", "settings_hash",
+                 "l_star", "benchmark_best_arch", "final_regret", "compute_s", "trajectory")
+
+
+def trial_path(out, benchmark: str, label: str, trial: int) -> Path:
+    """Where trial `trial` of the run labelled `label` (e.g. `hb`, `hb@4w`) on `benchmark` lives under
+    the results folder `out`."""
+    return Path(out) / benchmark / label / f"trial-{int(trial)}.json"
+
+
+def record_label(record: dict) -> str:
+    """The label a trial record is compared under (records made before worker labels: its algo)."""
+    return record.get("label") or record["algo"]
+
+
+def record_workers(record: dict) -> int:
+    """Simulated workers of a trial record (1 for records made before workers existed)."""
+    return int(record.get("workers") or 1)
+
+
+def upgrade(record):
+    """A record of an older format as the current one, in memory: format 1 named the benchmark's best
+    architecture `best_arch` (now `benchmark_best_arch`) and had no `algorithm_source` (built-in)."""
+    if isinstance(record, dict) and record.get("format") == "nasbench-trial/1":
+        record = dict(record)
+        if "best_arch" in record:
+            record["benchmark_best_arch"] = record.pop("best_arch")
+        record.setdefault("algorithm_source", None)
+        record["format"] = RESULT_FORMAT
+    return record
+
+
+def trial_problem(record) -> str | None:
+    """What is wrong with a parsed trial record (a short phrase), or None if it is well formed."""
+    if not isinstance(record, dict):
+        return "not a JSON object"
+    record = upgrade(record)
+    missing = [k for k in REQUIRED_KEYS if k not in record]
+    if missing:
+        return f"missing key(s) {', '.join(missing)}"
+    if record["format"] != RESULT_FORMAT:
+        return f"format is {record['format']!r}, expected {RESULT_FORMAT!r} (or {', '.join(OLD_FORMATS)})"
+    traj = record["trajectory"]
+    if not isinstance(traj, dict):
+        return "trajectory is not an object"
+    missing = [k for k in TRAJECTORY_KEYS if k not in traj]
+    if missing:
+        return f"trajectory lacks {', '.join(missing)}"
+    lengths = {len(traj[k]) for k in TRAJECTORY_KEYS if isinstance(traj[k], list)}
+    if len(lengths) != 1 or any(not isinstance(traj[k], list) for k in TRAJECTORY_KEYS):
+        return "trajectory lists have different lengths"
+    times = traj["time_s"]
+    if any(not _is_number(t) for t in times) or any(b < a for a, b in zip(times, times[1:])):
+        return "trajectory time_s is not a non-decreasing list of numbers"
+    if any(r is not None and not _is_number(r) for r in traj["regret"]):
+        return "trajectory regret holds something other than numbers and nulls"
+    if record["final_regret"] is not None and not _is_number(record["final_regret"]):
+        return "final_regret is neither a number nor null"
+    if not _is_number(record["budget_s"]) or record["budget_s"] <= 0:
+        return "budget_s is not a positive number"
+    if not isinstance(record["trial"], int):
+        return "trial is not an integer"
+    workers = record.get("workers", 1)
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        return "workers is not a positive integer"
+    return _consistency_problem(record, traj, workers)
+
+
+def _consistency_problem(record: dict, traj: dict, workers: int) -> str | None:
+    """What a hand edit would break: regrets >= 0, final regret = the last regret, times within the
+    budget, the settings hash of the settings recorded, the label of the algorithm and workers, and a
+    job log parallel to the trajectory."""
+    from nasbench_cli.harness.trial import LABEL_PATTERN, settings_hash
+
+    regrets = traj["regret"]
+    if any(r is not None and r < 0 for r in regrets):
+        return "trajectory regret has a negative value (regret is >= 0 by definition)"
+    if record["final_regret"] != (regrets[-1] if regrets else None):
+        return "final_regret differs from the last regret of the trajectory"
+    if traj["time_s"] and traj["time_s"][-1] > record["budget_s"]:
+        return "trajectory time_s goes past budget_s"
+    if not _is_number(record["compute_s"]) or record["compute_s"] < 0:
+        return "compute_s is not a non-negative number"
+    if not isinstance(record["settings"], dict) or not isinstance(record["algo"], str) \
+            or not isinstance(record["benchmark"], str):
+        return "benchmark, algo or settings has the wrong type"
+    expected = settings_hash(record["benchmark"], record["algo"], record["settings"], record["budget_s"], workers,
+                             record.get("max_jobs"))
+    if record["settings_hash"] != expected:
+        return "settings_hash does not match the settings recorded (edited by hand?)"
+    label = record.get("label", record["algo"])
+    if not isinstance(label, str) or not re.fullmatch(LABEL_PATTERN, label) and label != record["algo"]:
+        return f"label {label!r} is not a valid run label"
+    jobs = record.get("jobs")
+    if jobs is not None:
+        keys = ("start_s", "worker", "from_epoch", "overhead_s")
+        if not isinstance(jobs, dict) or any(not isinstance(jobs.get(k), list) or len(jobs[k]) != len(traj["time_s"])
+                                             for k in keys):
+            return "jobs lists are missing or not parallel to the trajectory"
+        if any(not _is_number(s) or s > t for s, t in zip(jobs["start_s"], traj["time_s"])):
+            return "a job starts after it ends"
+    return None
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _parse(path: Path):
+    """(record, None) or (None, problem)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror or exc})"
+    except UnicodeDecodeError as exc:
+        return None, f"is not UTF-8 text (byte {exc.start})"
+    try:
+        record = upgrade(json.loads(text))
+    except ValueError as exc:
+        return None, f"is not valid JSON ({exc.msg} at line {exc.lineno})"
+    problem = trial_problem(record)
+    return (None, problem) if problem else (record, None)
+
+
+def read_trial(path) -> dict | None:
+    """The trial record at `path`, or None if the file is missing, unreadable or malformed
+    (for resuming: such a trial is simply run again)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    record, _ = _parse(path)
+    return record
+
+
+def load_trial(path) -> dict:
+    """The trial record at `path`; UserError naming the file if it is unreadable or malformed."""
+    path = Path(path)
+    record, problem = _parse(path)
+    if problem:
+        raise UserError(f"result file {path}: {problem}; delete it, then `nasbench run` redoes that trial")
+    match = TRIAL_FILE.match(path.name)
+    if match and int(match.group(1)) != record["trial"]:
+        raise UserError(f"result file {path}: holds trial {record['trial']}, its name says {match.group(1)}")
+    return record
+
+
+@dataclass
+class Results:
+    """Trial records found under a results folder: benchmark -> algo -> records sorted by trial."""
+    root: Path
+    runs: dict = field(default_factory=dict)
+
+    @property
+    def benchmarks(self) -> list[str]:
+        return list(self.runs)
+
+    def algos(self, benchmark: str) -> list[str]:
+        return list(self.runs[benchmark])
+
+    def trials(self, benchmark: str, algo: str) -> list[dict]:
+        return self.runs[benchmark][algo]
+
+
+LABEL = re.compile(r"^(?P<algo>.+?)@(?P<workers>\d+)w$")
+
+
+def split_label(label: str) -> tuple[str, int]:
+    """'hb@4w' -> ('hb', 4); 'hb' -> ('hb', 1)."""
+    match = LABEL.match(label)
+    return (match.group("algo"), int(match.group("workers"))) if match else (label, 1)
+
+
+def algo_order(names) -> list[str]:
+    """Registry order (optimizers.registry.ALGORITHMS) of the algorithm first, unknown names after it
+    alphabetically; labels of one algorithm by worker count (hb, hb@4w, hb@16w)."""
+    try:
+        from optimizers.registry import ALGORITHMS
+        known = {name: k for k, name in enumerate(ALGORITHMS)}
+    except ImportError:  # pragma: no cover - the registry is part of the package
+        known = {}
+
+    def key(label):
+        algo, workers = split_label(label)
+        return (known.get(algo, len(known)), algo, workers, label)
+
+    return sorted(set(names), key=key)
+
+
+def _trial_files(folder: Path) -> list[Path]:
+    return [p for p in folder.iterdir() if p.is_file() and TRIAL_FILE.match(p.name)]
+
+
+def _is_benchmark_folder(folder: Path) -> bool:
+    return any(sub.is_dir() and _trial_files(sub) for sub in folder.iterdir())
+
+
+def load_results(root, benchmarks=None, algos=None) -> Results:
+    """Read every `trial-<k>.json` under `root` (a results folder, or one benchmark's folder in it).
+
+    `benchmarks` / `algos`: optional lists restricting what is read (UserError if one has no
+    results). Records are validated: the file name must match its record's benchmark, algo and trial,
+    and all trials of one algorithm must share settings_hash and budget_s, and all algorithms of one
+    benchmark its data checksum and L*; otherwise UserError naming the files.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise UserError(f"results folder not found: {root}; pass the --out folder of `nasbench run`")
+    if _trial_files(root):
+        raise UserError(f"{root} holds trial files directly; pass the results folder that contains "
+                        "<benchmark>/<algo>/trial-<k>.json (the --out of `nasbench run`)")
+    # RESULTS_DIR may be the --out folder or one benchmark's folder inside it
+    if _is_benchmark_folder(root):
+        bench_dirs = [root]
+    else:
+        bench_dirs = sorted(sub for sub in root.iterdir() if sub.is_dir() and _is_benchmark_folder(sub))
+    found_files = {d.name: {a.name: _trial_files(a) for a in sorted(d.iterdir()) if a.is_dir() and _trial_files(a)}
+                   for d in bench_dirs}
+    _check_requested(found_files, root, benchmarks, algos)
+    results = Results(root=root)
+    for bench_dir in bench_dirs:
+        benchmark = bench_dir.name
+        if benchmarks and benchmark not in benchmarks:
+            continue
+        found = {}
+        for algo, files in found_files[benchmark].items():
+            if algos and algo not in algos:
+                continue
+            files = sorted(files, key=lambda p: int(TRIAL_FILE.match(p.name).group(1)))
+            found[algo] = [_checked(load_trial(p), p, benchmark, algo) for p in files]
+        if found:
+            _check_consistent(bench_dir, found)
+            results.runs[benchmark] = {a: found[a] for a in algo_order(found)}
+    if not results.runs:
+        raise UserError(f"no results for {', '.join(algos or [])} on {', '.join(benchmarks or [])} under {root}")
+    return results
+
+
+def load_many(roots, benchmarks=None, algos=None) -> Results:
+    """`load_results` over several results folders, merged: runs of one benchmark from different folders
+    are compared side by side. A label found in two folders is an error (name runs apart with
+    `nasbench run --label`), as are results of one benchmark made from different data."""
+    roots = [Path(r) for r in roots]
+    if len(roots) == 1:
+        return load_results(roots[0], benchmarks, algos)
+    merged = Results(root=roots[0])
+    origin: dict = {}
+    for root in roots:
+        loaded = load_results(root, benchmarks)
+        for benchmark, per_label in loaded.runs.items():
+            runs = merged.runs.setdefault(benchmark, {})
+            for label, records in per_label.items():
+                if label in runs:
+                    raise UserError(f"{benchmark}/{label} is in both {origin[benchmark, label]} and {root}; "
+                                    "give one of the runs another name with `nasbench run --label`")
+                runs[label], origin[benchmark, label] = records, root
+    for benchmark, runs in merged.runs.items():
+        _check_consistent(Path(" + ".join(str(r) for r in roots)) / benchmark, runs)
+    present = {label for runs in merged.runs.values() for label in runs}
+    missing = [a for a in algos or [] if a not in present]
+    if missing:
+        raise UserError(f"no results for {', '.join(missing)} under {', '.join(map(str, roots))}; "
+                        f"found: {', '.join(algo_order(present))}")
+    if algos:
+        for benchmark in list(merged.runs):
+            kept = {label: rs for label, rs in merged.runs[benchmark].items() if label in algos}
+            if kept:
+                merged.runs[benchmark] = kept
+            else:
+                del merged.runs[benchmark]
+    for benchmark in merged.runs:
+        merged.runs[benchmark] = {a: merged.runs[benchmark][a] for a in algo_order(merged.runs[benchmark])}
+    return merged
+
+
+def _checked(record: dict, path: Path, benchmark: str, label: str) -> dict:
+    if record["benchmark"] != benchmark or record_label(record) != label:
+        raise UserError(f"result file {path}: holds {record['benchmark']}/{record_label(record)}, but lies in "
+                        f"{benchmark}/{label}; move it back where `nasbench run` wrote it")
+    return record
+
+
+def _check_consistent(bench_dir: Path, found: dict) -> None:
+    for algo, records in found.items():
+        first = records[0]
+        for rec in records[1:]:
+            for key, what in (("settings_hash", "settings"), ("budget_s", "budget"),
+                              ("scores_checksum", "training-free score tables")):
+                if rec.get(key) != first.get(key):
+                    raise UserError(
+                        f"{bench_dir / algo}: trials mix {what} (trial-{first['trial']}: {first.get(key)}, "
+                        f"trial-{rec['trial']}: {rec.get(key)}); keep one run per folder")
+    records = [r for rs in found.values() for r in rs]
+    for key, what in (("data_checksum", "data checksums"), ("l_star", "L* values")):
+        values = {r.get(key) for r in records}
+        if len(values) > 1:
+            raise UserError(f"{bench_dir}: trials were run on different data ({what} {sorted(map(str, values))}); "
+                            "results from different data cannot be compared")
+
+
+def _check_requested(found_files: dict, root: Path, benchmarks, algos) -> None:
+    """UserError if the folder has no results, or none for a requested benchmark or algorithm."""
+    if not found_files:
+        raise UserError(f"no result files under {root} (expected <benchmark>/<algo>/trial-<k>.json); "
+                        f"run `nasbench run --out {root}` first")
+    for name in benchmarks or []:
+        if name not in found_files:
+            raise UserError(f"no results for benchmark '{name}' under {root}; found: {', '.join(found_files)}")
+    present = {a for b, per_algo in found_files.items() if not benchmarks or b in benchmarks for a in per_algo}
+    for name in algos or []:
+        if name not in present:
+            raise UserError(f"no results for algorithm '{name}' under {root}; found: {', '.join(algo_order(present))}")
+
+
+def parse_name_list(text: str | None) -> list[str] | None:
+    """'a,b' -> ['a', 'b']; None or '' -> None."""
+    if not text:
+        return None
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    return list(dict.fromkeys(names)) or None
+
+
+def verify_against_data(results: Results) -> None:
+    """Where the benchmark data the results were made from is at hand (same data checksum), check that
+    their L* and best architecture are the benchmark's; UserError naming the folder if not (an edited
+    L* would shift every regret). Results whose data is not here are left as they are."""
+    from benchmarks.core.registry import load_benchmark
+
+    for name, per_label in results.runs.items():
+        first = next(iter(per_label.values()))[0]
+        try:
+            benchmark = load_benchmark(name)
+        except UserError:
+            continue                      # another benchmark name, or no data here: nothing to compare
+        if benchmark.checksum != first.get("data_checksum"):
+            continue
+        for label, records in per_label.items():
+            for record in records:
+                if record["l_star"] != benchmark.l_star or record["benchmark_best_arch"] != benchmark.best_id:
+                    raise UserError(f"{name}/{label} trial-{record['trial']}.json under {results.root}: "
+                                    f"L* {record['l_star']} / best architecture {record['benchmark_best_arch']} differ from "
+                                    f"the benchmark's ({benchmark.l_star}, {benchmark.best_id}) for the same data; "
+                                    "delete it, then `nasbench run` redoes that trial")

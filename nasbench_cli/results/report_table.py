@@ -1,0 +1,189 @@
+"""The comparison table of `nasbench report`: final-regret statistics per benchmark and algorithm.
+
+Per algorithm: trials, mean final regret with a 95% t-interval, median, the share of trials whose
+final incumbent is the benchmark's best architecture (the one holding L*), mean simulated hours to
+first reach regret <= 0.1 and <= 0.05 (over the trials that did, with their share), CPU seconds per
+trial, and a two-sided Mann-Whitney U test against the algorithm with the lowest mean final regret,
+Holm-corrected over the algorithms compared. A trial that never found an incumbent has no final
+regret: it is left out of mean, interval and median (counted in `no_incumbent`) and ranks as the
+worst value in the tests.
+"""
+import math
+
+import numpy as np
+
+from nasbench_cli.results import aggregate
+
+THRESHOLDS = (0.1, 0.05)
+
+
+def holm(p_values) -> list[float]:
+    """Holm-Bonferroni adjusted p-values, in the input order."""
+    p = np.asarray(p_values, dtype=float)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adjusted = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted.tolist()
+
+
+def mann_whitney(a, b, alternative: str = "two-sided") -> float:
+    """p-value of scipy's Mann-Whitney U test (a vs b); 1.0 when the samples are indistinguishable
+    (all values tied), where scipy returns NaN."""
+    from scipy import stats
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) == 0 or len(b) == 0:
+        return math.nan
+    # infinite values (no incumbent) rank as worst; replace them by a finite value above all others
+    both = np.concatenate([a, b])
+    finite = both[np.isfinite(both)]
+    worst = (finite.max() if len(finite) else 0.0) + 1.0
+    a, b = np.where(np.isfinite(a), a, worst), np.where(np.isfinite(b), b, worst)
+    if np.all(np.concatenate([a, b]) == a[0]):
+        return 1.0
+    p = float(stats.mannwhitneyu(a, b, alternative=alternative).pvalue)
+    return 1.0 if math.isnan(p) else p
+
+
+def algo_row(records) -> dict:
+    """Statistics of one algorithm's trials (see the module docstring); NaN where undefined."""
+    finals = aggregate.final_regrets(records)
+    finite = finals[np.isfinite(finals)]
+    mean, low, high = aggregate.t_interval(finite)
+    low = max(0.0, low) if math.isfinite(low) else low      # regret is >= 0: clip the t-interval there
+    best_share = float(np.mean([bool(r["trajectory"]["incumbent"]) and
+                                r["trajectory"]["incumbent"][-1] == r["benchmark_best_arch"] for r in records]))
+    reach = {}
+    for threshold in THRESHOLDS:
+        times = [aggregate.time_to_reach_s(r, threshold) for r in records]
+        hit = [t / aggregate.SECONDS_PER_HOUR for t in times if t is not None]
+        reach[f"{threshold:g}"] = {"mean_hours": float(np.mean(hit)) if hit else math.nan,
+                                   "share": len(hit) / len(records)}
+    return {
+        "trials": len(records),
+        "no_incumbent": int(np.sum(~np.isfinite(finals))),
+        "budget_hours": sorted({r["budget_s"] / aggregate.SECONDS_PER_HOUR for r in records}),
+        "settings_hash": records[0]["settings_hash"],
+        "mean_final_regret": mean, "ci95_low": low, "ci95_high": high,
+        "median_final_regret": float(np.median(finite)) if len(finite) else math.nan,
+        "best_arch_share": best_share,
+        "reach": reach,
+        "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records])),
+    }
+
+
+def benchmark_report(per_algo: dict) -> dict:
+    """{'best': algo, 'l_star', 'benchmark_best_arch', 'algorithms': {algo: row + p-values}} for one benchmark."""
+    rows = {algo: algo_row(records) for algo, records in per_algo.items()}
+    ranked = [a for a in rows if math.isfinite(rows[a]["mean_final_regret"])]
+    best = min(ranked, key=lambda a: rows[a]["mean_final_regret"]) if ranked else None
+    others = [a for a in rows if a != best]
+    raw = [mann_whitney(aggregate.final_regrets(per_algo[a]), aggregate.final_regrets(per_algo[best]))
+           for a in others] if best else []
+    adjusted = holm(raw) if raw else []
+    for algo in rows:
+        rows[algo]["p_vs_best"] = math.nan
+        rows[algo]["p_vs_best_holm"] = math.nan
+    for algo, p, p_holm in zip(others, raw, adjusted):
+        rows[algo]["p_vs_best"] = p
+        rows[algo]["p_vs_best_holm"] = p_holm
+    first = next(iter(per_algo.values()))[0]
+    return {"best": best, "l_star": first["l_star"], "benchmark_best_arch": first["benchmark_best_arch"], "algorithms": rows}
+
+
+def build_report(results) -> dict:
+    """JSON-ready report of a `results_io.Results` (NaN written as null)."""
+    return json_ready({"results_dir": str(results.root),
+                   "benchmarks": {b: benchmark_report(results.runs[b]) for b in results.benchmarks}})
+
+
+def json_ready(obj):
+    if isinstance(obj, dict):
+        return {k: json_ready(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_ready(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+COLUMNS = ("algorithm", "trials", "mean", "95% CI", "median", "best arch", "h to ≤0.1 (share)",
+           "h to ≤0.05 (share)", "CPU s/trial", "p vs best (Holm)")
+NARROW = ("algorithm", "trials", "mean", "95% CI", "best arch", "h to ≤0.05 (share)", "CPU s/trial",
+          "p vs best (Holm)")   # the terminal table without --wide: fits 100 columns
+NARROW_WIDTH, WIDE_WIDTH = 100, 160
+
+
+def _num(value, digits: int = 4) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def table_rows(bench: dict) -> list[list[str]]:
+    """Formatted cells, one row per algorithm, in COLUMNS order."""
+    rows = []
+    for algo, row in bench["algorithms"].items():
+        trials = str(row["trials"]) + (f" ({row['no_incumbent']} none)" if row["no_incumbent"] else "")
+        interval = "–" if row["ci95_low"] is None else f"{row['ci95_low']:.4f}–{row['ci95_high']:.4f}"
+        reach = [f"{_num(r['mean_hours'], 1)} ({r['share']:.0%})" for r in row["reach"].values()]
+        p = "best" if algo == bench["best"] else \
+            (f"{row['p_vs_best_holm']:.2g}" if row["p_vs_best_holm"] is not None else "–")
+        rows.append([algo, trials, _num(row["mean_final_regret"]), interval, _num(row["median_final_regret"]),
+                     f"{row['best_arch_share']:.0%}", *reach, f"{row['compute_s_per_trial']:.3g}", p])
+    return rows
+
+
+def caption(name: str, bench: dict) -> str:
+    budgets = sorted({b for row in bench["algorithms"].values() for b in row["budget_hours"]})
+    budget = ", ".join(f"{b:g}" for b in budgets)
+    if name == "bert":
+        return (f"{name}: final regret (best GLUE of the 500 − GLUE, in points; best {-bench['l_star']:.4f}, "
+                f"architecture {bench['benchmark_best_arch']}) after {budget} simulated hours")
+    return (f"{name}: final regret (test log-perplexity − L*, L* = {bench['l_star']:.4f}, best architecture "
+            f"{bench['benchmark_best_arch']}) after {budget} simulated hours")
+
+
+def markdown(report: dict) -> str:
+    """GitHub-flavoured Markdown: a heading and a table per benchmark, then the notes."""
+    lines = []
+    for name, bench in report["benchmarks"].items():
+        lines += [f"### {caption(name, bench)}", "", "| " + " | ".join(COLUMNS) + " |",
+                  "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|"]
+        lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(bench)]
+        lines.append("")
+    lines.append(NOTES)
+    return "\n".join(lines) + "\n"
+
+
+NOTES = ("mean, 95% CI, median: final regret; 95% CI: Student-t interval of the mean, clipped at 0 (regret is >= 0); none: trials that never had "
+         "an incumbent (left out of mean and median, worst in the tests). best arch: share of trials whose final incumbent is the "
+         "architecture holding L*. h to ≤x: mean simulated hours until regret first was ≤ x, over the trials that "
+         "got there (share in brackets). p vs best: two-sided Mann-Whitney U test against the algorithm with the "
+         "lowest mean final regret, Holm-corrected.")
+
+
+def print_rich(report: dict, wide: bool = False, console=None) -> None:
+    """Aligned tables on the terminal (rich): the NARROW columns in 100 characters, or with `wide`
+    every column (about 135 characters)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    columns = COLUMNS if wide else NARROW
+    keep = [COLUMNS.index(c) for c in columns]
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=WIDE_WIDTH if wide else NARROW_WIDTH)
+    for name, bench in report["benchmarks"].items():
+        table = Table(title=caption(name, bench), title_justify="left")
+        for i, column in enumerate(columns):
+            table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i < 4)
+        for cells in table_rows(bench):
+            table.add_row(*[cells[k] for k in keep], style="bold" if cells[0] == bench["best"] else None)
+        console.print(table)
+    if not wide:
+        console.print("(median and hours to ≤0.1: --wide)", style="dim")
+    console.print(NOTES, style="dim")
