@@ -79,6 +79,11 @@ def generate_recipe(rng: random.Random, n_hidden: int, intermediate: int,
               for name, spec in recipe.items()}
 
     # step 3: keep what reaches an output
+    return reaching_outputs(recipe, n_hidden)
+
+
+def reaching_outputs(recipe: dict, n_hidden: int) -> dict:
+    """The nodes of a raw recipe that reach one of h_new_0..h_new_{n_hidden-1}, in recipe order."""
     keep, stack = set(), [f"h_new_{i}" for i in range(n_hidden)]
     while stack:
         name = stack.pop()

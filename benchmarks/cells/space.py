@@ -127,7 +127,9 @@ class CellSpace(SearchSpace):
             if len(inputs) < low:                        # too few names to read this early: a linear node
                 op = "linear"
             recipe[names[k]] = {"op": op, "input": inputs}
-        return cell_from_recipe(_reaching_outputs(recipe, n_hidden))
+        from benchmarks.cells.generator import reaching_outputs
+
+        return cell_from_recipe(reaching_outputs(recipe, n_hidden))
 
     def to_values(self, cell: Cell) -> dict:
         """The configuration of a cell: its nodes in topological order (h_prev_i is reference i + 1)."""
@@ -143,17 +145,6 @@ class CellSpace(SearchSpace):
             values[f"node{k}_op"] = node.op
             values.update({f"node{k}_in{j}": refs[j] for j in range(3)})
         return values
-
-
-def _reaching_outputs(recipe: dict, n_hidden: int) -> dict:
-    keep, stack = set(), [f"h_new_{i}" for i in range(n_hidden)]
-    while stack:
-        name = stack.pop()
-        if name in keep or name not in recipe:
-            continue
-        keep.add(name)
-        stack.extend(recipe[name]["input"])
-    return {name: spec for name, spec in recipe.items() if name in keep}
 
 
 def _same_arity_ops(op: str, inputs: int) -> list[str]:
