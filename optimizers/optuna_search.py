@@ -27,6 +27,7 @@ from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.fidelity_evaluation import FidelityEvaluator
 from optimizers.smac_search import labels
 from optimizers.snapped_evaluation import quiet_logger
+from optimizers.space_search import NativeSpaceSearch
 
 
 class OptunaTPE(Algorithm):
@@ -133,12 +134,11 @@ def _state(name: str):
     return getattr(optuna.trial.TrialState, name)
 
 
-class SpaceOptuna(Algorithm):
+class SpaceOptuna(NativeSpaceSearch):
     """`optuna` in a benchmark's native space: Optuna's TPESampler through ask/tell, define-by-run over
     its conditional choices, each proposal snapped (the library adapter for single-fidelity spaces)."""
     name = "optuna"
     description = "Optuna TPE over the native space (define-by-run), snapped by the space's distance"
-    needs = frozenset({"configspace", "encoding", "distance"})
     requires = {"optuna": "pip install 'nasbench[libs]' (in a clone: pip install -e '.[libs]')"}
 
     @dataclass(frozen=True)
@@ -147,15 +147,9 @@ class SpaceOptuna(Algorithm):
         startup_trials: int = 10        # TPESampler n_startup_trials
         constant_liar: bool = True      # with K > 1 workers: running trials count as bad
 
-    def start(self, inputs: SearchInputs) -> None:
-        import warnings
-
+    def _begin(self, inputs: SearchInputs) -> None:
         import optuna
 
-        from optimizers.snapping import space_and_snapper
-
-        self._space, self._snapper = space_and_snapper(inputs, self.name)
-        self._epochs = inputs.search.max_epochs
         self._quiet = quiet_logger("optuna")
         self._quiet.__enter__()
         with warnings.catch_warnings():
@@ -163,25 +157,20 @@ class SpaceOptuna(Algorithm):
             sampler = optuna.samplers.TPESampler(seed=int(inputs.seed), n_startup_trials=self.settings.startup_trials,
                                                  constant_liar=bool(self.settings.constant_liar and inputs.workers > 1))
         self._study = optuna.create_study(study_name="nasbench-space", sampler=sampler, direction="minimize")
-        self._trial_of: dict = {}
 
-    def ask(self) -> Job | None:
-        from optuna.trial import TrialState
-
+    def _propose(self):
         from benchmarks.core.space import suggest_optuna
 
         trial = self._study.ask()
-        row = self._snapper.snap(self._space.from_values(suggest_optuna(trial, self._space.choices())))
-        if row is None:
-            self._study.tell(trial, state=TrialState.FAIL)
-            return None
-        job = Job(row, self._epochs)          # the full fidelity (bert: its one evaluation)
-        self._trial_of[id(job)] = trial
-        return job
+        return trial, self._space.from_values(suggest_optuna(trial, self._space.choices()))
 
-    def tell(self, job: Job, observation) -> None:
-        loss = observation.last_val_loss
-        self._study.tell(self._trial_of.pop(id(job)), float(loss) if math.isfinite(loss) else 0.0)
+    def _abandon(self, trial) -> None:
+        from optuna.trial import TrialState
+
+        self._study.tell(trial, state=TrialState.FAIL)
+
+    def _report(self, trial, loss: float) -> None:
+        self._study.tell(trial, float(loss) if math.isfinite(loss) else 0.0)
 
     def finish(self) -> None:
         quiet = getattr(self, "_quiet", None)

@@ -34,6 +34,7 @@ import numpy as np
 from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
+from optimizers.space_search import NativeSpaceSearch
 
 
 class SMAC(Algorithm):
@@ -190,13 +191,12 @@ def _check(settings) -> None:
         raise UserError("smac needs initial_per_dim >= 0 and retrain_after, max_repeats, n_trials >= 1")
 
 
-class SpaceSMAC(Algorithm):
+class SpaceSMAC(NativeSpaceSearch):
     """`smac` in a benchmark's native space: SMAC3's HPO facade over its ConfigSpace, each proposal
     snapped; SMAC minimises 100 + the validation loss (bert: 100 - GLUE, positive as its log-cost forest
     needs; a benchmark whose loss can reach -100 would need another offset)."""
     name = "smac"
     description = "SMAC3 HPO facade over the native ConfigSpace, proposals snapped by the space's distance"
-    needs = frozenset({"configspace", "encoding", "distance"})
 
     @dataclass(frozen=True)
     class Settings:
@@ -205,20 +205,12 @@ class SpaceSMAC(Algorithm):
         retrain_after: int = 1          # surrogate retrained after every configuration
         n_trials: int = 1_000_000       # SMAC's trial limit; the simulated budget ends a trial first
 
-    def start(self, inputs: SearchInputs) -> None:
-        import tempfile
-        from contextlib import ExitStack
-        from pathlib import Path
-
+    def _begin(self, inputs: SearchInputs) -> None:
         from smac import HyperparameterOptimizationFacade, Scenario
         from smac.initial_design import RandomInitialDesign
 
-        from optimizers.snapping import space_and_snapper
-
         if self.settings.initial < 1 or self.settings.retrain_after < 1 or self.settings.n_trials < 1:
             raise UserError(f"{self.name} needs initial, retrain_after and n_trials >= 1")
-        self._space, self._snapper = space_and_snapper(inputs, self.name)
-        self._epochs = inputs.search.max_epochs
         self._resources = ExitStack()
         folder = self._resources.enter_context(tempfile.TemporaryDirectory(prefix="nasbench-smac-"))
         self._resources.enter_context(quiet_logger("smac"))
@@ -232,23 +224,16 @@ class SpaceSMAC(Algorithm):
                             config_selector=facade.get_config_selector(
                                 scenario, retrain_after=self.settings.retrain_after))
         _order_local_search_starts(self._smac)
-        self._info_of: dict = {}
 
-    def ask(self) -> Job | None:
+    def _propose(self):
         info = self._smac.ask()
-        row = self._snapper.snap(self._space.from_configuration(info.config))
-        if row is None:
-            return None
-        job = Job(row, self._epochs)          # the full fidelity (bert: its one evaluation)
-        self._info_of[id(job)] = info
-        return job
+        return info, self._space.from_configuration(info.config)
 
-    def tell(self, job: Job, observation) -> None:
+    def _report(self, info, loss: float) -> None:
         from smac.runhistory.dataclasses import TrialValue
 
-        loss = observation.last_val_loss
         cost = 100.0 + loss if math.isfinite(loss) else 100.0      # 100 - GLUE
-        self._smac.tell(self._info_of.pop(id(job)), TrialValue(cost=cost), save=False)
+        self._smac.tell(info, TrialValue(cost=cost), save=False)
 
     def finish(self) -> None:
         resources = getattr(self, "_resources", None)

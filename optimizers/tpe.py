@@ -42,6 +42,7 @@ from scipy.special import erf
 from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
+from optimizers.space_search import NativeSpaceSearch
 
 EPS = 1e-12                  # hyperopt.tpe.EPS
 LINEAR_FORGETTING = 25       # hyperopt.tpe.DEFAULT_LF
@@ -308,12 +309,11 @@ def _check(settings) -> None:
         raise UserError(f"tpe engine must be 'fast' or 'hyperopt', got '{settings.engine}'")
 
 
-class SpaceTPE(Algorithm):
+class SpaceTPE(NativeSpaceSearch):
     """`tpe` in a benchmark's native space: hyperopt's TPE over its conditional choices, each proposal
     snapped to the nearest untrained evaluated architecture (the library is told that one's result)."""
     name = "tpe"
     description = "hyperopt TPE over the native space, proposals snapped by the space's distance"
-    needs = frozenset({"configspace", "encoding", "distance"})
 
     @dataclass(frozen=True)
     class Settings:
@@ -322,26 +322,24 @@ class SpaceTPE(Algorithm):
         n_ei_candidates: int = 24       # tpe.suggest default
         gamma: float = 0.25             # tpe.suggest default
 
-    def start(self, inputs: SearchInputs) -> None:
+    def _begin(self, inputs: SearchInputs) -> None:
         from functools import partial
 
         from hyperopt import Trials, base, tpe
 
         from benchmarks.core.space import hyperopt_space
-        from optimizers.snapping import space_and_snapper
 
-        self._space, self._snapper = space_and_snapper(inputs, self.name)
-        self._epochs = inputs.search.max_epochs
         self._hp_space = hyperopt_space(self._space.choices())
         self._domain = base.Domain(_not_called, self._hp_space)
         self._trials = Trials()
         self._suggest = partial(tpe.suggest, n_startup_jobs=self.settings.n_startup_jobs,
                                 n_EI_candidates=self.settings.n_ei_candidates, gamma=self.settings.gamma)
         self._rng = inputs.rng
-        self._doc_of: dict = {}           # id(job) -> its hyperopt trial doc
 
-    def ask(self) -> Job | None:
+    def _propose(self):
         from hyperopt import base, space_eval
+
+        from benchmarks.core.space import flatten_hyperopt
 
         with quiet_logger("hyperopt"):
             new_id = self._trials.new_trial_ids(1)
@@ -351,28 +349,17 @@ class SpaceTPE(Algorithm):
         doc["state"] = base.JOB_STATE_RUNNING
         self._trials.insert_trial_docs(docs)
         self._trials.refresh()
-        from benchmarks.core.space import flatten_hyperopt
-
         values = flatten_hyperopt(space_eval(self._hp_space, base.spec_from_misc(doc["misc"])))
-        row = self._snapper.snap(self._space.from_values(values))
-        if row is None:
-            return None
-        job = Job(row, self._epochs)          # the full fidelity (bert: its one evaluation)
-        self._doc_of[id(job)] = doc["tid"]
-        return job
+        return doc["tid"], self._space.from_values(values)
 
-    def tell(self, job: Job, observation) -> None:
+    def _report(self, tid, loss: float) -> None:
         from hyperopt import base
 
-        tid = self._doc_of.pop(id(job))
-        loss = observation.last_val_loss
         for doc in self._trials._dynamic_trials:
             if doc["tid"] == tid:
                 doc["state"] = base.JOB_STATE_DONE
                 doc["result"] = {"loss": float(loss) if math.isfinite(loss) else 0.0, "status": base.STATUS_OK}
         self._trials.refresh()
-
-
 
 
 def _not_called(*args, **kwargs):
