@@ -139,7 +139,7 @@ def required_offers(algorithm) -> set:
 
 
 def check_offers(label: str, algorithm, benchmark: str) -> None:
-    """UserError (one line) if `algorithm` (a plugin's instance) uses what `benchmark` does not offer."""
+    """UserError (one line) if `algorithm` (an instance with its settings) uses what `benchmark` does not offer."""
     from benchmarks.core.space import OFFERS
 
     lacking = sorted(required_offers(algorithm) - set(_offers(benchmark)))
@@ -247,7 +247,10 @@ def make_algorithm(name: str, overrides: dict | None = None, benchmark: str | No
             changes[key] = _convert(label, key, text, hints.get(key, str))
         settings = dataclasses.replace(settings, **changes)
     if is_builtin(name):
-        return cls(settings)
+        algorithm = cls(settings)
+        if benchmark is not None:
+            check_offers(label, algorithm, benchmark)        # e.g. --set features=g2v-10d on bert
+        return algorithm
     try:
         algorithm = cls(settings)
         json.dumps(algorithm.settings_dict())      # recorded in every result file

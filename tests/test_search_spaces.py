@@ -148,3 +148,12 @@ def test_the_example_plugins_run(tmp_path, spec, benchmark, hours):
         record = json.loads(path.read_text())
         assert record["n_evaluations"] > 5 and record["final_regret"] >= 0
         assert len(set(zip(record["trajectory"]["arch"], record["trajectory"]["epochs"]))) == record["n_evaluations"]
+
+
+def test_a_builtin_set_to_graph2vec_features_is_refused_on_bert():
+    """Settings add to what an algorithm needs: tpe over g2v-10d cannot run on bert (refused before any
+    feature build starts)."""
+    from optimizers.registry import make_algorithm
+
+    with pytest.raises(UserError, match="tpe cannot run on bert: it needs graph2vec"):
+        make_algorithm("tpe", {"features": "g2v-10d"}, "bert")
