@@ -21,10 +21,12 @@ __all__ = ["Algorithm", "SequentialAlgorithm", "Job", "SearchInputs", "Observati
 
 
 def load_benchmark(name: str = "ptb", data_dir=None):
-    """A loaded benchmark ('ptb' or 'wt2'): `.search` (the searcher's table: validation/train
-    log-perplexity [n, 50], wall time per epoch in seconds, status, recipes; no test losses),
-    `.test_loss`, `.l_star` (log-perplexity), `.best_id`. `data_dir`: a folder laid out as ../shared
-    (default: $NASBENCH_DATA, else ../shared)."""
+    """A loaded benchmark ('ptb', 'wt2' or 'bert'): `.search` (the searcher's table: validation/train
+    losses [n, max_epochs] (log-perplexity; on bert -GLUE), wall time per epoch in seconds, status,
+    recipes, its search space `.space`; no test losses), `.test_loss`, `.l_star`, `.best_id`.
+    `data_dir`: the folder with that benchmark's files (ptb, wt2: the NAS-Bench-NLP release layout, as
+    ../shared/nas-bench-nlp; bert: as ../shared/training-free-nas); default: $NASBENCH_DATA or
+    $NASBENCH_BERT_DATA, else that folder in ../shared beside the repository."""
     return _load_benchmark(name, data_dir)
 
 

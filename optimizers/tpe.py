@@ -159,7 +159,7 @@ class HyperoptEngine:
                 queued = self.trials.count_by_state_unsynced(base.JOB_STATE_NEW)
 
 
-def _not_called(point) -> float:
+def _not_called(*args, **kwargs) -> float:
     raise RuntimeError("TPE is driven through ask/tell; its objective function is never called")
 
 
@@ -360,7 +360,3 @@ class SpaceTPE(NativeSpaceSearch):
                 doc["state"] = base.JOB_STATE_DONE
                 doc["result"] = {"loss": float(loss) if math.isfinite(loss) else 0.0, "status": base.STATUS_OK}
         self._trials.refresh()
-
-
-def _not_called(*args, **kwargs):
-    raise RuntimeError("driven through ask/tell; the objective function is never called")

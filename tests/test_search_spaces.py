@@ -1,5 +1,4 @@
 """One algorithm, every benchmark: search spaces state what they offer, algorithms what they need."""
-import dataclasses
 import json
 import os
 import subprocess

@@ -1,4 +1,4 @@
-"""`load_benchmark`: a benchmark by name, from its packed cache."""
+"""`load_benchmark`: a benchmark by catalog name, through the loader module its catalog entry names."""
 from benchmarks.core.catalog import BENCHMARKS, BenchmarkSpec
 from benchmarks.core.errors import UserError
 from benchmarks.core.table import Benchmark

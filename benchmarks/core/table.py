@@ -43,7 +43,7 @@ class SearchTable:
     log_name_blob: np.ndarray = field(repr=False)
     log_name_offsets: np.ndarray = field(repr=False)
     shipped_features: np.ndarray | None = None   # float64 [n, 10] (ptb only)
-    space: object | None = None   # the search space object where a benchmark has one (bert: FlexiBertSpace)
+    space: object | None = None   # its search space (benchmarks.core.space.SearchSpace: CellSpace, FlexiBertSpace)
 
     @property
     def n(self) -> int:
