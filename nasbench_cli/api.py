@@ -85,10 +85,7 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     for `make_algorithm`. `benchmark`: a name or a loaded benchmark. With `out`, each record is also
     written atomically to OUT/<benchmark>/<label>/trial-<k>.json, where `nasbench plot/report/check`
     read it; a file already there with other settings or code is an error, never overwritten."""
-    from benchmarks.core.atomic import write_json_atomic
-    from nasbench_cli.results.files import read_trial, trial_path
-    from nasbench_cli.harness.trial import check_label, run_label, settings_hash, trial_record
-    from optimizers.plugins import same_source
+    from nasbench_cli.harness.trial import check_label, run_label, settings_hash
     from optimizers.registry import algorithm_name, algorithm_source
 
     bench = load_benchmark(benchmark, data_dir) if isinstance(benchmark, str) else benchmark
@@ -106,6 +103,8 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
         name, source = _object_name(algorithm), _object_source(algorithm)
     if not (isinstance(trials, int) and trials >= 1 and isinstance(workers, int) and workers >= 1):
         raise UserError("run() needs trials >= 1 and workers >= 1 (integers)")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed and seed + trials - 1 < 2**32):
+        raise UserError(f"run() needs an integer seed with 0 <= seed and seed + trials - 1 < 2**32, got {seed!r}")
     if budget_hours is None:
         budget_hours = get_spec(bench.name).default_budget_hours
     if not (isinstance(budget_hours, (int, float)) and math.isfinite(budget_hours) and budget_hours > 0):
@@ -113,6 +112,24 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     label = check_label(label) if label else run_label(name, workers)
     budget_s = float(budget_hours) * 3600.0
     expected = settings_hash(bench.name, name, algorithm.settings_dict(), budget_s, workers)
+    with _results_lock(out, bench.name):          # the CLI's lock: no concurrent run deletes our temp files
+        return _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected)
+
+
+def _results_lock(out, benchmark: str):
+    from contextlib import nullcontext
+
+    from nasbench_cli.harness.run_lock import run_lock
+
+    return nullcontext() if out is None else run_lock(Path(out), benchmark)
+
+
+def _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected) -> list[dict]:
+    from benchmarks.core.atomic import write_json_atomic
+    from nasbench_cli.harness.trial import trial_record
+    from nasbench_cli.results.files import read_trial, trial_path
+    from optimizers.plugins import same_source
+
     records = []
     for k in range(trials):
         path = trial_path(out, bench.name, label, k) if out is not None else None

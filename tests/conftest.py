@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 _SESSION_CACHE = tempfile.mkdtemp(prefix="nasbench-test-cache-")
-os.environ.setdefault("NASBENCH_CACHE", _SESSION_CACHE)
+os.environ["NASBENCH_CACHE"] = _SESSION_CACHE   # always: never the user's own cache, even if set
 atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)   # about 40 MB per session
 
 

@@ -59,17 +59,22 @@ def load_bert_benchmark(data_dir=None) -> Benchmark:
     space = load_space(folder / SPACE_FILE)
     raw = source.read_bytes()
     try:
-        entries = sorted(json.loads(raw), key=lambda e: int(e["id"]))
-        ids = np.array([int(e["id"]) for e in entries], dtype=np.int64)
-        glue = np.array([float(e["scores"]["glue"]) for e in entries])
-        seconds = np.array([float(e["time_to_train"]) for e in entries])
-        archs = [space.parse(e["hparams"]["model_hparam_overrides"]) for e in entries]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise DataError(f"cannot read {source}: {type(exc).__name__}: {exc}") from None
+        loaded = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise DataError(f"cannot read {source}: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if not isinstance(loaded, list) or not loaded:
+        raise DataError(f"{source}: expected a non-empty JSON list of architecture records")
+    entries = [_checked_record(source, k, entry) for k, entry in enumerate(loaded)]
+    entries.sort(key=lambda e: e["id"])
+    ids = np.array([e["id"] for e in entries], dtype=np.int64)
+    glue = np.array([e["glue"] for e in entries])
+    seconds = np.array([e["time_to_train"] for e in entries])
+    try:
+        archs = [space.parse(e["overrides"]) for e in entries]
     except UserError as exc:        # from the parser: an architecture outside the space
         raise DataError(f"{source}: {exc}") from None
-    if len(set(ids.tolist())) != len(ids) or not (np.isfinite(glue).all() and (seconds > 0).all()):
-        raise DataError(f"{source}: ids must be distinct, GLUE finite and time_to_train positive")
+    if len(set(ids.tolist())) != len(ids):
+        raise DataError(f"{source}: ids must be distinct")
     n = len(ids)
     recipes = encode_blob([a.to_json() for a in archs])
     names = encode_blob([f"nas-bench-bert-{i}" for i in ids])
@@ -98,6 +103,40 @@ def rows_of(search: SearchTable, arch) -> list[int]:
 def same_configuration(benchmark, row: int) -> list[int]:
     """Ids of every row with the architecture of `row` (itself included), ascending."""
     return [int(benchmark.search.ids[k]) for k in rows_of(benchmark.search, architectures(benchmark.search)[row])]
+
+
+MAX_ID = 10**12
+
+
+def _checked_record(source: Path, index: int, entry) -> dict:
+    """The fields one record of BERT_benchmark.json is used for, validated once on entry: `id` an
+    integer, `completed` true, `time_to_train` a finite number of seconds > 0, `scores.glue` a number of
+    GLUE points in [0, 100] (JSON strings and booleans are not numbers); DataError naming the record."""
+    def fail(why: str):
+        raise DataError(f"{source}: record {index} (id {entry.get('id') if isinstance(entry, dict) else '?'!s:.20}): {why}")
+
+    def number(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and np.isfinite(value)
+
+    if not isinstance(entry, dict):
+        fail("not a JSON object")
+    rid = entry.get("id")
+    if isinstance(rid, bool) or not isinstance(rid, int) or not 0 <= rid < MAX_ID:
+        fail(f"id must be an integer in 0..{MAX_ID - 1}")
+    if entry.get("completed") is not True:
+        fail("completed is not true (an unfinished training has no final score)")
+    seconds = entry.get("time_to_train")
+    if not number(seconds) or seconds <= 0:
+        fail(f"time_to_train must be a finite number of seconds > 0, got {seconds!r:.40}")
+    scores = entry.get("scores")
+    glue = scores.get("glue") if isinstance(scores, dict) else None
+    if not number(glue) or not 0 <= glue <= 100:
+        fail(f"scores.glue must be a number of GLUE points in [0, 100], got {glue!r:.40}")
+    hparams = entry.get("hparams")
+    overrides = hparams.get("model_hparam_overrides") if isinstance(hparams, dict) else None
+    if not isinstance(overrides, dict):
+        fail("hparams.model_hparam_overrides is missing")
+    return {"id": rid, "glue": float(glue), "time_to_train": float(seconds), "overrides": overrides}
 
 
 data_folder = bert_data_dir      # the catalog's loader interface: data_folder(data_dir), load(spec, data_dir, rebuild)

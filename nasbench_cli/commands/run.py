@@ -22,6 +22,21 @@ def _raise_terminated(signum, frame):
     raise Terminated
 
 
+def _refuse_name_clashes(algos) -> None:
+    """UserError (one line) if two algorithms of one run would be recorded under the same name (two
+    plugins whose classes share a `name`): their result files would overwrite each other."""
+    from benchmarks.core.errors import UserError
+    from optimizers.registry import algorithm_name
+
+    seen: dict = {}
+    for algo in algos:
+        name = algorithm_name(algo)
+        if name in seen:
+            raise UserError(f"{seen[name]} and {algo} are both named '{name}': their results would overwrite "
+                            "each other; give one class another `name` (or run them separately with --label)")
+        seen[name] = algo
+
+
 def parse_overrides(items, algos, benchmark: str | None = None) -> dict:
     """`--set KEY=VALUE` (every selected algorithm with that setting) or `--set ALGO.KEY=VALUE`."""
     import dataclasses
@@ -29,6 +44,10 @@ def parse_overrides(items, algos, benchmark: str | None = None) -> dict:
     from benchmarks.core.errors import UserError
     from optimizers.registry import algorithm_class, algorithm_name
 
+    from optimizers.registry import make_algorithm
+
+    for a in algos:                      # a plugin whose Settings is not a dataclass: its one-line error
+        make_algorithm(a, None, benchmark)
     fields = {a: {f.name for f in dataclasses.fields(algorithm_class(a, benchmark).Settings)} for a in algos}
     key_of = {algorithm_name(a): a for a in algos} | {a: a for a in algos}
     overrides = {a: {} for a in algos}
@@ -150,6 +169,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
             max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
         for algo in algos:                                      # every setting checked before anything is written
             make_algorithm(algo, overrides.get(algo), benchmark_name)
+        _refuse_name_clashes(algos)
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,

@@ -23,7 +23,11 @@ def run_lock(out, benchmark: str):
     folder = Path(out) / benchmark
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle = open(folder / LOCK_NAME, "a+", encoding="utf-8")
+        if (folder / LOCK_NAME).is_symlink():
+            raise UserError(f"{folder / LOCK_NAME} is a symbolic link; nasbench never writes through one: "
+                            "remove it")
+        fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)   # no link followed
+        handle = os.fdopen(fd, "a+", encoding="utf-8")
     except OSError as exc:
         raise UserError(f"cannot write to the results folder {folder}: {exc.strerror or exc}; "
                         "pass a writable --out") from None
