@@ -140,3 +140,31 @@ def test_a_baseline_with_impossible_regrets_is_refused(baseline, tmp_path, capsy
     edited.write_text(json.dumps(data))
     code, _, err = run_cli(capsys, "check", baseline.parent, "--baseline", edited)
     assert code == 2 and "not a finite number >= 0" in err
+
+
+def _one_trial_at(root, algo, regret):
+    """One real trial of `algo`, its regrets edited to `regret` (a much worse optimizer's single run)."""
+    import json as _json
+
+    write_run(root, algo, trials=1)
+    path = root / "ptb" / algo / "trial-0.json"
+    record = _json.loads(path.read_text())
+    record["final_regret"] = regret
+    record["trajectory"]["regret"] = [regret] * len(record["trajectory"]["regret"])
+    path.write_text(_json.dumps(record))
+    return root
+
+
+def test_too_few_trials_fail_unless_allowed_and_a_rise_never_passes(baseline, tmp_path, capsys):
+    """Issue 29: one hb trial at 0.90 against a 10-trial baseline used to print `ok` and pass."""
+    worse = _one_trial_at(tmp_path / "worse", "hb", 0.90)
+    code, out, _ = run_cli(capsys, "check", worse, "--baseline", baseline, "--algo", "hb")
+    assert code == 1 and "FAIL     ptb/hb" in out and "too few trials to test it" in out
+    code, out, _ = run_cli(capsys, "check", worse, "--baseline", baseline, "--algo", "hb", "--allow-underpowered")
+    assert code == 1 and "too few trials to test it" in out          # a rise is never ok
+    base_mean = sum(json.loads(baseline.read_text())["benchmarks"]["ptb"]["algorithms"]["hb"]["final_regret"]) / TRIALS
+    same = _one_trial_at(tmp_path / "same", "hb", base_mean)
+    code, out, _ = run_cli(capsys, "check", same, "--baseline", baseline, "--algo", "hb")
+    assert code == 1 and "1 trials against the baseline's 10" in out and "--allow-underpowered" in out
+    code, out, err = run_cli(capsys, "check", same, "--baseline", baseline, "--algo", "hb", "--allow-underpowered")
+    assert code == 0 and "passed only because of --allow-underpowered" in err

@@ -16,14 +16,21 @@ from nasbench_cli.commands.options import echo_json, finite, json_option
               help="Significance level of the one-sided Mann-Whitney U test (current worse than baseline).")
 @click.option("--min-effect", type=click.FloatRange(min=0), default=0.01, show_default=True, callback=finite,
               help="Smallest increase of the mean final regret (test log-perplexity) that counts as a regression.")
+@click.option("--allow-underpowered", is_flag=True,
+              help="Pass an algorithm with fewer trials than the baseline, or too few for the test to reach "
+                   "p < ALPHA, if its mean did not grow by more than MIN-EFFECT (default: such a check fails).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @json_option
-def check(results_dirs, baseline_path, write_path, alpha, min_effect, benchmark_text, algo_text, as_json):
+def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_underpowered, benchmark_text, algo_text,
+          as_json):
     """Fail (exit 1) when an algorithm's final regrets are worse than a baseline's.
 
     An algorithm regresses when a one-sided Mann-Whitney U test finds its current final regrets
     larger than the baseline's (p < ALPHA) AND its mean final regret grew by more than MIN-EFFECT.
+    With fewer trials than the baseline, or too few for the test to reach p < ALPHA, the check fails
+    (--allow-underpowered passes it if the mean did not grow by more than MIN-EFFECT; a larger growth
+    fails either way).
     An algorithm in the baseline with no results also fails; algorithms with results but no
     baseline are listed and not checked. Results made with another benchmark, data, budget or
     settings than the baseline are refused (exit 2), naming the difference.
@@ -57,7 +64,7 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, benchmark_
     baseline = read_baseline(baseline_path)
     results = load_many(results_dirs, benchmarks)
     verify_against_data(results)
-    outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks)
+    outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks, allow_underpowered)
     if as_json:
         echo_json(json_ready(outcome))
     else:

@@ -141,13 +141,16 @@ def _refusals(results, base: dict, benchmarks: list[str], algos) -> list[str]:
 
 
 def compare(results, baseline: dict, alpha: float = 0.05, min_effect: float = 0.01, algos=None,
-            benchmarks=None) -> dict:
+            benchmarks=None, allow_underpowered: bool = False) -> dict:
     """Compare results with a baseline (restricted to `algos` / `benchmarks` if given); UserError if
     they are not comparable.
 
     Returns {"passed": bool, "alpha", "min_effect", "checks": [per algorithm dict], "missing": [...],
     "unchecked": [...], "warnings": [...]}; each check has benchmark, algo, status ('ok', 'regressed',
-    'missing'), baseline/current mean and trials, p_value, effect (current - baseline mean).
+    'missing', 'underpowered'), baseline/current mean and trials, p_value, effect (current - baseline
+    mean) and `testable`. A check is underpowered when the results have fewer trials than the baseline
+    or too few for the test to reach p < alpha: it fails unless `allow_underpowered`, and a mean that
+    grew by more than `min_effect` without a test that could show it is a regression either way.
     """
     from nasbench_cli.results.report_table import mann_whitney
 
@@ -176,12 +179,18 @@ def compare(results, baseline: dict, alpha: float = 0.05, min_effect: float = 0.
             new = aggregate.final_regrets(current[algo])
             effect = _mean(new) - _mean(old) if not (math.isinf(_mean(new)) and math.isinf(_mean(old))) else 0.0
             p = mann_whitney(new, old, alternative="greater")
-            regressed = p < alpha and effect > min_effect
-            checks.append({**check, "status": "regressed" if regressed else "ok", "current_trials": len(new),
+            testable = len(new) >= len(old) and min_p_value(len(new), len(old)) < alpha
+            if (p < alpha or not testable) and effect > min_effect:
+                status = "regressed"          # shown by the test, or a rise no test here could show
+            elif not testable and not allow_underpowered:
+                status = "underpowered"
+            else:
+                status = "ok"
+            checks.append({**check, "status": status, "current_trials": len(new), "testable": testable,
                            "current_mean": _mean(new), "p_value": p, "effect": effect})
-            if min_p_value(len(new), len(old)) >= alpha:
+            if not testable and status == "ok":
                 warnings.append(f"{name}/{algo}: with {len(new)} and {len(old)} trials the test cannot reach "
-                                f"p < {alpha:g}; add trials to give the check power")
+                                f"p < {alpha:g}; passed only because of --allow-underpowered")
             seeds = [r["seed"] for r in current[algo]]
             if entry.get("seeds") is not None and seeds != entry["seeds"]:
                 warnings.append(f"{name}/{algo}: seeds differ from the baseline's (compared as distributions)")
@@ -206,6 +215,13 @@ def format_check(check: dict, alpha: float, min_effect: float) -> str:
     means = (f"baseline mean {check['baseline_mean']:.4f} ({check['baseline_trials']} trials), "
              f"current mean {check['current_mean']:.4f} ({check['current_trials']} trials), "
              f"one-sided Mann-Whitney p = {check['p_value']:.3g}")
+    if check["status"] == "underpowered":
+        return (f"FAIL     {where}: {check['current_trials']} trials against the baseline's {check['baseline_trials']}: "
+                f"the test cannot reach p < {alpha:g}; run at least as many trials as the baseline "
+                f"(or pass --allow-underpowered): {means}")
+    if check["status"] == "regressed" and not check.get("testable", True):
+        return (f"FAIL     {where}: regret worse by {check['effect']:.4f} (> {min_effect:g}) with too few trials "
+                f"to test it: {means}")
     if check["status"] == "regressed":
         return f"FAIL     {where}: regret worse by {check['effect']:.4f} (> {min_effect:g}) with p < {alpha:g}: {means}"
     note = ""
