@@ -146,3 +146,42 @@ def test_the_test_suite_never_uses_the_users_cache(tmp_path):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() != str(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def three_hb_trials(tmp_path_factory, ptb):
+    out = tmp_path_factory.mktemp("hb3")
+    run = cli("run", "--algo", "hb", "--trials", "3", "--budget-hours", "50", "--out", str(out))
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def _copy_of(src: Path, dst_root: Path) -> Path:
+    shutil.copytree(src, dst_root)
+    return dst_root
+
+
+@pytest.mark.parametrize("command", [["report"], ["export", "--out", "EXPORT"], ["check", "--write-baseline", "BASE"]])
+@pytest.mark.parametrize("tamper", ["copied trial", "renamed huge trial", "regrets edited consistently"])
+def test_tampered_result_files_are_refused(three_hb_trials, tmp_path, command, tamper):
+    """Issue 29: files whose seed does not follow their trial number (a copy counts twice), and regrets
+    edited through a whole file, were counted by report, export and write-baseline."""
+    root = _copy_of(three_hb_trials, tmp_path / "results")
+    folder = root / "ptb" / "hb"
+    record = json.loads((folder / "trial-0.json").read_text())
+    if tamper == "copied trial":
+        record["trial"] = 3
+        (folder / "trial-3.json").write_text(json.dumps(record))
+    elif tamper == "renamed huge trial":
+        record["trial"] = 10**20
+        (folder / f"trial-{10**20}.json").write_text(json.dumps(record))
+    else:
+        traj = record["trajectory"]
+        traj["regret"] = [None if r is None else r * 0.75 for r in traj["regret"]]
+        record["final_regret"] = traj["regret"][-1]
+        (folder / "trial-0.json").write_text(json.dumps(record))
+    args = [a.replace("EXPORT", str(tmp_path / "export")).replace("BASE", str(tmp_path / "base.json")) for a in command]
+    run = cli(args[0], str(root), *args[1:])
+    assert one_line_error(run), run.stdout[-500:] + run.stderr[-2000:]
+    assert ("seed" in run.stderr) if tamper != "regrets edited consistently" else ("edited" in run.stderr)
+    assert not (tmp_path / "base.json").exists()

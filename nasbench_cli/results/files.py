@@ -301,8 +301,21 @@ def _checked(record: dict, path: Path, benchmark: str, label: str) -> dict:
     return record
 
 
+def _check_seeds(folder: Path, records: list) -> None:
+    """A run seeds trial k with `seed + k`: every trial of a label has the same seed - trial, so no two
+    share a seed; UserError naming the file otherwise (a copied or renamed file would count twice)."""
+    first = records[0]
+    offset = first["seed"] - first["trial"]
+    for rec in records[1:]:
+        if rec["seed"] - rec["trial"] != offset:
+            raise UserError(f"{folder}: trial-{rec['trial']}.json has seed {rec['seed']}, but trial-{first['trial']} "
+                            f"has seed {first['seed']} (a run seeds trial k with seed + k); a copied or renamed "
+                            "file would count twice: delete it, then `nasbench run` redoes that trial")
+
+
 def _check_consistent(bench_dir: Path, found: dict) -> None:
     for algo, records in found.items():
+        _check_seeds(bench_dir / algo, records)
         first = records[0]
         for rec in records[1:]:
             for key, what in (("settings_hash", "settings"), ("budget_s", "budget"),
@@ -357,8 +370,38 @@ def verify_against_data(results: Results) -> None:
             continue
         for label, records in per_label.items():
             for record in records:
+                _check_regrets(benchmark, record, f"{name}/{label} trial-{record['trial']}.json under {results.root}")
                 if record["l_star"] != benchmark.l_star or record["benchmark_best_arch"] != benchmark.best_id:
                     raise UserError(f"{name}/{label} trial-{record['trial']}.json under {results.root}: "
                                     f"L* {record['l_star']} / best architecture {record['benchmark_best_arch']} differ from "
                                     f"the benchmark's ({benchmark.l_star}, {benchmark.best_id}) for the same data; "
                                     "delete it, then `nasbench run` redoes that trial")
+
+
+def _check_regrets(benchmark, record: dict, where: str) -> None:
+    """Recompute a record's regrets from its incumbents (id, epoch) and the benchmark's test losses;
+    UserError naming the file if any recorded regret, or the final one, differs (an edited file)."""
+    import numpy as np
+
+    traj = record["trajectory"]
+    incumbents, epochs, regrets = traj["incumbent"], traj["incumbent_epoch"], traj["regret"]
+    known = [k for k, inc in enumerate(incumbents) if inc is not None]
+    if any(regrets[k] is not None for k in range(len(regrets)) if incumbents[k] is None):
+        raise UserError(f"{where}: a regret is recorded before any incumbent; the file was edited")
+    if known:
+        search = benchmark.search
+        try:
+            rows = search.indices_of([incumbents[k] for k in known])
+            cols = np.array([epochs[k] for k in known], dtype=np.int64) - 1
+            expected = benchmark.test_loss[rows, cols] - benchmark.l_star
+        except (UserError, IndexError, TypeError, ValueError):
+            raise UserError(f"{where}: its incumbents are not architectures and epochs of the benchmark") from None
+        recorded = np.array([regrets[k] for k in known], dtype=float)
+        if not np.array_equal(recorded, expected, equal_nan=True):
+            bad = int(np.flatnonzero(~((recorded == expected) | (np.isnan(recorded) & np.isnan(expected))))[0])
+            raise UserError(f"{where}: regret {float(recorded[bad])!r} at job {known[bad]} differs from the test loss of its "
+                            f"incumbent ({float(expected[bad])!r}); the file was edited: delete it, then `nasbench run` "
+                            "redoes that trial")
+    if record.get("final_regret") != (regrets[-1] if regrets else None):
+        raise UserError(f"{where}: final_regret {record.get('final_regret')!r} is not its trajectory's last regret; "
+                        "the file was edited")
