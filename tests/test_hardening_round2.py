@@ -185,3 +185,25 @@ def test_tampered_result_files_are_refused(three_hb_trials, tmp_path, command, t
     assert one_line_error(run), run.stdout[-500:] + run.stderr[-2000:]
     assert ("seed" in run.stderr) if tamper != "regrets edited consistently" else ("edited" in run.stderr)
     assert not (tmp_path / "base.json").exists()
+
+
+FREE_JOBS = '''
+from nasbench import Algorithm, Job
+class Free(Algorithm):
+    name = "free-jobs"
+    def ask(self):
+        return Job(0, 50)          # after the first, trains nothing and costs nothing, forever
+'''
+
+
+def test_jobs_that_train_nothing_cannot_hang_a_trial(tmp_path):
+    """Issue 29: the clock never moved and the worker grew to 10.9 GB; now the trial fails, naming the plugin."""
+    from nasbench_cli.harness.simulator import free_job_limit
+
+    (tmp_path / "free.py").write_text(FREE_JOBS)
+    run = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", f"{tmp_path}/free.py:Free",
+                          "--trials", "1", "--out", str(tmp_path / "out")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "free-jobs" in run.stderr and "ProtocolError" in run.stderr and "trained nothing" in run.stderr
+    assert f"{free_job_limit(14322) + 1} jobs in a row" in run.stderr

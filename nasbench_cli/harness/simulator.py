@@ -67,6 +67,7 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
     free = list(range(workers))       # workers free now, in the order they ask
     clock = last_busy = 0.0
     sequence = stopped = 0
+    free_in_a_row, free_limit = 0, free_job_limit(n)
     ask, tell = algorithm.ask, algorithm.tell
     continuation, record = env.continuation, env.record
     push, pop = heapq.heappush, heapq.heappop
@@ -99,6 +100,14 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
                     last_busy = max(last_busy, ready)   # the overhead was spent, the training does not fit
                     stopped += 1
                     continue
+                if end == clock:                  # trains nothing and costs nothing: the clock cannot move
+                    free_in_a_row += 1
+                    if free_in_a_row > free_limit:
+                        raise ProtocolError(f"{algorithm.name}: {free_in_a_row} jobs in a row trained nothing and "
+                                            "cost nothing, so the simulated clock cannot advance; ask for epochs "
+                                            "an architecture has not reached (or return None to wait)")
+                else:
+                    free_in_a_row = 0
                 push(running, (end, sequence, worker, job, clock, start, reached, cost))
                 busy.add(arch)
                 sequence += 1
@@ -119,6 +128,15 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
         algorithm.finish()
     env.time_s = last_busy
     return SimulationEnd(len(env.history.time_s), stopped, last_busy)
+
+
+def free_job_limit(n_architectures: int) -> int:
+    """How many jobs in a row may train nothing at no cost (re-asking an architecture at epochs it has
+    reached, or past where its log ended) before a trial fails: 2n + 1,000. Such a job reveals nothing
+    new; an honest searcher makes at most about one per architecture in a row (a Hyperband rung of
+    diverged cells), so twice the table plus slack never stops one, while a searcher stuck in a loop
+    stops after a few milliseconds instead of growing its history until memory runs out."""
+    return 2 * int(n_architectures) + 1000
 
 
 def _check_job(algorithm, job: Job, n: int, max_epochs: int) -> None:
