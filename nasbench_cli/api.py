@@ -5,7 +5,7 @@ make an environment, build an algorithm, run trials with K simulated workers, re
 pandas DataFrame, and plot them. The same code paths as the command line run underneath, so a trial
 run here writes (with `out=`) the same result file `nasbench run` would.
 """
-import inspect
+import dataclasses
 import math
 from pathlib import Path
 
@@ -86,7 +86,7 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     written atomically to OUT/<benchmark>/<label>/trial-<k>.json, where `nasbench plot/report/check`
     read it; a file already there with other settings or code is an error, never overwritten."""
     from nasbench_cli.harness.trial import check_label, run_label, settings_hash
-    from optimizers.registry import algorithm_name, algorithm_source
+    from optimizers.registry import algorithm_name, algorithm_source, check_setting_values
 
     bench = load_benchmark(benchmark, data_dir) if isinstance(benchmark, str) else benchmark
     if isinstance(algorithm, str):
@@ -101,6 +101,8 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
         if not isinstance(algorithm, Algorithm):
             raise UserError(f"run() needs an Algorithm instance or subclass, or a name; got {algorithm!r}")
         name, source = _object_name(algorithm), _object_source(algorithm)
+        if dataclasses.is_dataclass(algorithm.settings):
+            check_setting_values(name, algorithm.settings)
     if not (isinstance(trials, int) and trials >= 1 and isinstance(workers, int) and workers >= 1):
         raise UserError("run() needs trials >= 1 and workers >= 1 (integers)")
     if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed and seed + trials - 1 < 2**32):
@@ -137,6 +139,9 @@ def _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers,
         if existing is not None:
             same = (existing.get("settings_hash"), existing.get("seed"), existing.get("data_checksum")) == \
                 (expected, seed + k, bench.checksum) and same_source(existing.get("algorithm_source"), source)
+            if not same and source is not None and source.get("sha256") is None:
+                raise UserError(f"{path} exists, and {source['class']}'s source cannot be read (a class typed into "
+                                "`python -`?), so resuming it cannot be checked; define it in a file, or use another out= or label=")
             if not same:
                 raise UserError(f"{path} was made with other settings, code or data; use another out= or label=")
             records.append(existing)          # done before: resumed, not rerun
@@ -191,15 +196,11 @@ def _object_name(algorithm) -> str:
 
 
 def _object_source(algorithm) -> dict | None:
-    """Where an instance's class comes from (None for a built-in algorithm)."""
-    import hashlib
+    """Where an instance's class comes from (None for a built-in algorithm): its source file and helper
+    files, or the class's source text (a notebook); `sha256` None where neither can be read."""
+    from optimizers.plugins import class_provenance
 
     cls = type(algorithm)
     if cls.__module__.split(".")[0] == "optimizers":
         return None
-    try:
-        code = inspect.getsource(cls)
-    except (OSError, TypeError):
-        code = None
-    return {"kind": "python", "spec": None, "class": f"{cls.__module__}.{cls.__qualname__}",
-            "sha256": hashlib.sha256(code.encode()).hexdigest()[:16] if code else None}
+    return {"kind": "python", "spec": None, "class": f"{cls.__module__}.{cls.__qualname__}", **class_provenance(cls)}

@@ -19,8 +19,6 @@ import warnings
 from collections import deque
 from dataclasses import dataclass
 
-import numpy as np
-
 from benchmarks.core.errors import UserError
 from optimizers.asha import rung_levels
 from optimizers.base import Algorithm, Job, SearchInputs

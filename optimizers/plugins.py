@@ -7,9 +7,11 @@ name in results and plots is the class's `name` attribute (or the class name), w
 built-in algorithm's.
 
 Every trial record of a plugin carries `algorithm_source`: how it was named (`spec`), where it came
-from (the module, the file) and the SHA-256 of the class's source file, plus the distribution and
-version for an entry point. `nasbench run` refuses to resume from files made by another version of
-that code (`same_source`).
+from (the module, the file), the SHA-256 of the class's source file (`sha256`) and of every source file
+the plugin runs from its own folder or package (`sources`, see `plugin_sources`), plus the distribution
+and version for an entry point. `nasbench run` refuses to resume from files made by another version of
+that code (`same_source`): a changed helper module counts, and the same file named as `module:Class` or
+as `file.py:Class` is the same code.
 
 Our own `benchmarks`, `optimizers` and `nasbench_cli` are already imported when a plugin loads, so a
 user's folder of one of those names cannot replace them; `module:Class` is looked up on sys.path with
@@ -20,6 +22,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -60,8 +63,8 @@ def load_class(spec: str) -> tuple[type, dict]:
         what = f"entry point '{spec}' ({point.value})"
         try:
             cls = point.load()
-        except Exception as exc:
-            raise UserError(f"plugin {what} failed to import: {type(exc).__name__}: {exc}") from None
+        except (Exception, SystemExit) as exc:
+            raise UserError(f"plugin {what} failed to import: {_import_failure(exc)}") from None
         dist = getattr(point, "dist", None)
         source = {"kind": "entry-point", "spec": spec, "target": point.value,
                   "distribution": dist.name if dist else None, "version": dist.version if dist else None}
@@ -85,17 +88,93 @@ def load_class(spec: str) -> tuple[type, dict]:
     # a file plugin's module name depends on its path: name it by file name, so a moved clone matches
     source["class"] = f"{Path(source['target']).name}:{cls.__qualname__}" if source["kind"] == "file" \
         else f"{cls.__module__}.{cls.__qualname__}"
-    source["sha256"] = _source_hash(cls)
+    source.update(class_provenance(cls))
     return cls, source
 
 
 def same_source(recorded: dict | None, current: dict | None) -> bool:
-    """Whether a result file's `algorithm_source` and the code loaded now are the same version: same
-    kind, class and source-file hash (and distribution version for an entry point)."""
+    """Whether a result file's `algorithm_source` and the code loaded now are the same version: the same
+    class (by qualified name) from the same source file, the same helper files (`sources`; files written
+    before they were recorded compare by the class's file alone) and, for an entry point, the same
+    distribution version. Code whose source cannot be read (a class typed into `python -`) is never the
+    same: a resume could not be checked."""
     if recorded is None or current is None:
         return recorded is None and current is None
-    keys = ("kind", "class", "sha256", "distribution", "version")
-    return all(recorded.get(k) == current.get(k) for k in keys)
+    if current.get("sha256") is None or recorded.get("sha256") is None:
+        return False
+    if "qualname" in recorded:
+        same_class = recorded["qualname"] == current.get("qualname")
+    else:   # written before qualname was recorded
+        same_class = (recorded.get("kind"), recorded.get("class")) == (current.get("kind"), current.get("class"))
+    if "sources" in recorded and recorded["sources"] != current.get("sources"):
+        return False
+    keys = ("sha256", "distribution", "version")
+    return same_class and all(recorded.get(k) == current.get(k) for k in keys)
+
+
+def changed_sources(recorded: dict | None, current: dict | None) -> list[str]:
+    """The helper files (relative paths) whose content differs between two `algorithm_source`s."""
+    there, here = (recorded or {}).get("sources") or {}, (current or {}).get("sources") or {}
+    return sorted(name for name in set(there) | set(here) if there.get(name) != here.get(name))
+
+
+def class_provenance(cls) -> dict:
+    """`qualname`, `sha256` (16 hex digits of the class's source file, or of its source text where it has
+    no file, e.g. a notebook cell; None where neither can be read) and `sources` ({relative path: 16 hex
+    digits} of every source file the plugin runs from its own folder or package)."""
+    module = sys.modules.get(cls.__module__)
+    path = getattr(module, "__file__", None)
+    if path and Path(path).is_file():
+        return {"qualname": cls.__qualname__, "sha256": _digest(Path(path).read_bytes()),
+                "sources": plugin_sources(module)}
+    try:
+        text = inspect.getsource(cls)
+    except (OSError, TypeError):
+        text = None
+    return {"qualname": cls.__qualname__, "sha256": _digest(text.encode()) if text else None, "sources": {}}
+
+
+def plugin_sources(module) -> dict[str, str]:
+    """{path: 16 hex digits of SHA-256} of the source files a plugin module runs from its own code: for a
+    module inside a package, every `.py` file of its top-level package (paths from the package's parent
+    folder); for a single-file module (a file plugin, or a top-level module), the module and every module
+    it imports, directly or not, from its own folder (found by reading the imports, so the set does not
+    depend on what else this process imported). Libraries installed elsewhere are not included: their
+    versions are the environment's."""
+    path = Path(module.__file__).resolve()
+    name = module.__spec__.name if getattr(module, "__spec__", None) else module.__name__
+    package = sys.modules.get(name.split(".")[0]) if "." in name else None
+    if package is not None and getattr(package, "__file__", None):
+        root = Path(package.__file__).resolve().parent
+        files = [f for f in root.rglob("*.py") if "__pycache__" not in f.parts]
+        base = root.parent
+    elif {"site-packages", "dist-packages"} & set(path.parent.parts):   # an installed module: its version says it
+        base, files = path.parent, [path]
+    else:
+        base = path.parent
+        files = [path, *_imported_from(path, base)]
+    return {str(f.relative_to(base)): _digest(f.read_bytes()) for f in sorted(set(files))}
+
+
+def _imported_from(script: Path, folder: Path) -> list[Path]:
+    """Source files under `folder` that `script` imports, directly or through each other."""
+    from modulefinder import ModuleFinder
+
+    finder = ModuleFinder(path=[str(folder)])
+    try:
+        finder.run_script(str(script))
+    except (SyntaxError, ImportError, OSError, ValueError):
+        return []
+    found = []
+    for name, mod in finder.modules.items():
+        file = getattr(mod, "__file__", None)
+        if name != "__main__" and file and Path(file).resolve().is_relative_to(folder) and file.endswith(".py"):
+            found.append(Path(file).resolve())
+    return found
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _import_module(name: str, what: str):
@@ -104,8 +183,8 @@ def _import_module(name: str, what: str):
         sys.path.append(cwd)                      # after our packages: a user's folder never shadows them
     try:
         return importlib.import_module(name)
-    except Exception as exc:
-        raise UserError(f"plugin {what} failed to import: {type(exc).__name__}: {exc}") from None
+    except (Exception, SystemExit) as exc:
+        raise UserError(f"plugin {what} failed to import: {_import_failure(exc)}") from None
 
 
 def _import_file(path: Path, what: str):
@@ -123,16 +202,14 @@ def _import_file(path: Path, what: str):
     sys.modules[name] = module                    # dataclasses and pickling look the module up by name
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         del sys.modules[name]
-        raise UserError(f"plugin {what} failed to import: {type(exc).__name__}: {exc}") from None
+        raise UserError(f"plugin {what} failed to import: {_import_failure(exc)}") from None
     return module
 
 
-def _source_hash(cls) -> str | None:
-    """SHA-256 (16 hex digits) of the file that defines `cls`, or None if it has none."""
-    module = sys.modules.get(cls.__module__)
-    path = getattr(module, "__file__", None)
-    if not path or not Path(path).is_file():
-        return None
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+def _import_failure(exc: BaseException) -> str:
+    """One line for what went wrong while a plugin was imported (sys.exit included: it ends only the plugin)."""
+    if isinstance(exc, SystemExit):
+        return f"it called sys.exit({exc.code!r}) while being imported"
+    return f"{type(exc).__name__}: {exc}"

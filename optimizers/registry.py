@@ -246,6 +246,7 @@ def make_algorithm(name: str, overrides: dict | None = None, benchmark: str | No
                 raise UserError(f"{label} has no setting '{key}'; its settings: {', '.join(fields)}")
             changes[key] = _convert(label, key, text, hints.get(key, str))
         settings = dataclasses.replace(settings, **changes)
+    check_setting_values(label, settings)
     if is_builtin(name):
         algorithm = cls(settings)
         if benchmark is not None:
@@ -262,6 +263,17 @@ def make_algorithm(name: str, overrides: dict | None = None, benchmark: str | No
     return algorithm
 
 
+def check_setting_values(label: str, settings) -> None:
+    """UserError (one line) for a setting no result file can record faithfully: a float that is NaN or
+    infinite, an integer outside 64 bits (the defaults of a plugin and the Python API's instances too)."""
+    for field in dataclasses.fields(settings):
+        value = getattr(settings, field.name)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise UserError(f"setting {label}.{field.name} is {value}: settings must be finite numbers")
+        if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+            raise UserError(f"setting {label}.{field.name} = {value} does not fit in 64 bits")
+
+
 def _convert(algo, key, text, kind):
     if not isinstance(text, str):
         return text
@@ -275,14 +287,19 @@ def _convert(algo, key, text, kind):
             if not math.isfinite(value):
                 raise ValueError(text)
             return value
-        if kind in (int, str):
-            return kind(text)
+        if kind is int:
+            value = int(text)
+            if not -2**63 <= value < 2**63:          # numpy and the simulator take 64-bit integers
+                raise ValueError(text)
+            return value
+        if kind is str:
+            return text
         if typing.get_origin(kind) is typing.Union or type(kind).__name__ == "UnionType":
             args = [a for a in typing.get_args(kind) if a is not type(None)]
             if text.lower() == "none":
                 return None
             return args[0](text)
     except ValueError:
-        what = "a finite float" if kind is float else getattr(kind, "__name__", kind)
+        what = "a finite float" if kind is float else "a 64-bit integer" if kind is int else getattr(kind, "__name__", kind)
         raise UserError(f"setting {algo}.{key} expects {what}, got '{text}'") from None
     return text

@@ -207,3 +207,207 @@ def test_jobs_that_train_nothing_cannot_hang_a_trial(tmp_path):
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "free-jobs" in run.stderr and "ProtocolError" in run.stderr and "trained nothing" in run.stderr
     assert f"{free_job_limit(14322) + 1} jobs in a row" in run.stderr
+
+
+POISON = '''
+import numpy as np
+from nasbench import Algorithm, Job
+class Poison(Algorithm):
+    name = "poison"
+    def start(self, inputs):
+        inputs.search.val_loss[:] = 0.0         # tries to change what later trials in this process see
+    def ask(self):
+        return Job(0, 1)
+'''
+
+
+def test_what_a_searcher_is_handed_is_read_only(tmp_path):
+    """Issue 29: a plugin writing into `inputs.search` changed later hb trials in the same worker (0.2535 ->
+    0.2704, exit 0). Now the write fails the plugin's own trial, naming it; hb's results are unchanged."""
+    (tmp_path / "poison.py").write_text(POISON)
+    common = ["--trials", "2", "--budget-hours", "50", "--jobs", "1"]
+    clean = cli("run", "--algo", "hb", *common, "--out", str(tmp_path / "clean"))
+    mixed = cli("run", "--algo", f"{tmp_path}/poison.py:Poison,hb", *common, "--out", str(tmp_path / "mixed"))
+    assert clean.returncode == 0, clean.stderr
+    assert mixed.returncode == 1 and "Traceback" not in mixed.stderr
+    assert "poison" in mixed.stderr and "read-only" in mixed.stderr
+    for seed in (0, 1):
+        a = json.loads((tmp_path / "clean" / "ptb" / "hb" / f"trial-{seed}.json").read_text())
+        b = json.loads((tmp_path / "mixed" / "ptb" / "hb" / f"trial-{seed}.json").read_text())
+        assert a["trajectory"] == b["trajectory"] and a["final_regret"] == b["final_regret"]
+    assert not list((tmp_path / "mixed" / "ptb").glob("poison/trial-*.json"))
+
+
+def test_scores_and_features_handed_to_a_searcher_are_read_only():
+    from nasbench_cli.harness.simulator import read_only
+    import numpy as np
+
+    mine = np.arange(5.0)
+    view = read_only(mine)
+    with pytest.raises(ValueError):
+        view[0] = 9.0
+    assert mine[0] == 0.0 and read_only(None) is None
+
+
+HELPED = '''
+from nasbench import Algorithm, Job
+from plan_helper import EPOCHS
+class Helped(Algorithm):
+    name = "helped"
+    def start(self, inputs):
+        self.rows = iter(range(inputs.search.n))
+    def ask(self):
+        return Job(next(self.rows), EPOCHS)
+'''
+
+
+def test_resume_refuses_a_plugin_whose_helper_module_changed(tmp_path):
+    """Issue 29: only the class's own file was hashed; a helper going from 1 epoch to 50 resumed silently."""
+    (tmp_path / "helped.py").write_text(HELPED)
+    (tmp_path / "plan_helper.py").write_text("EPOCHS = 1\n")
+    args = ("run", "--algo", f"{tmp_path}/helped.py:Helped", "--trials", "1", "--budget-hours", "2",
+            "--out", str(tmp_path / "out"))
+    first = cli(*args, "--trials", "1")
+    assert first.returncode == 0, first.stderr
+    record = json.loads((tmp_path / "out" / "ptb" / "helped" / "trial-0.json").read_text())
+    assert set(record["algorithm_source"]["sources"]) == {"helped.py", "plan_helper.py"}
+    (tmp_path / "plan_helper.py").write_text("EPOCHS = 50\n")
+    again = cli(*args[:-4], "--trials", "2", "--budget-hours", "2", "--out", str(tmp_path / "out"))
+    assert one_line_error(again) and "plan_helper.py changed" in again.stderr, again.stderr
+
+
+def test_one_file_named_as_module_or_as_file_is_the_same_code(tmp_path):
+    (tmp_path / "helped.py").write_text(HELPED)
+    (tmp_path / "plan_helper.py").write_text("EPOCHS = 1\n")
+    out = str(tmp_path / "out")
+    common = ("--trials", "1", "--budget-hours", "2", "--out", out, "--label", "h")
+    as_file = cli("run", "--algo", f"{tmp_path}/helped.py:Helped", *common)
+    as_module = cli("run", "--algo", "helped:Helped", *common, cwd=tmp_path)
+    assert as_file.returncode == 0 and as_module.returncode == 0, as_file.stderr + as_module.stderr
+    assert "0 to run" in as_module.stdout + as_module.stderr or "already" in as_module.stdout + as_module.stderr
+
+
+def test_a_class_whose_source_cannot_be_read_is_never_resumed(tmp_path, ptb):
+    script = ("import nasbench\nfrom nasbench import Algorithm, Job\n"
+              "class Typed(Algorithm):\n    name = 'typed'\n"
+              "    def ask(self):\n        return Job(0, 1) if not hasattr(self, 'x') else None\n"
+              "    def tell(self, job, obs):\n        self.x = 1\n"
+              f"for _ in range(2):\n    try:\n        nasbench.run(Typed, 'ptb', trials=1, budget_hours=1, out={str(tmp_path)!r})\n"
+              "        print('ran')\n    except nasbench.UserError as e:\n        print('refused:', e)\n")
+    run = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, cwd=ROOT)
+    assert run.stdout.splitlines()[0] == "ran", run.stdout + run.stderr
+    assert "source cannot be read" in run.stdout.splitlines()[1], run.stdout
+
+
+EXITS = '''
+import os
+from nasbench import Algorithm, Job
+class Exit0(Algorithm):
+    name = "exit0"
+    def ask(self):
+        raise SystemExit(0)
+class Hard(Algorithm):
+    name = "hard"
+    def ask(self):
+        os._exit(3)
+class Intr(Algorithm):
+    name = "intr"
+    def ask(self):
+        raise KeyboardInterrupt
+'''
+
+
+@pytest.mark.parametrize("plugin, says", [
+    ("Exit0", "the algorithm called sys.exit(0)"),
+    ("Hard", "its worker process died while running it (exit code 3)"),
+    ("Intr", "KeyboardInterrupt raised by the algorithm's code, not a Ctrl-C"),
+])
+def test_a_plugin_that_exits_ends_only_its_own_trials(tmp_path, plugin, says):
+    """Issue 29: sys.exit() in a plugin ended the whole run with 0/6 trials and exit 0; os._exit gave an
+    unnamed TerminatedWorkerError; a plugin's KeyboardInterrupt was reported as the user's Ctrl-C."""
+    (tmp_path / "bad.py").write_text(EXITS)
+    run = cli("run", "--algo", f"{tmp_path}/bad.py:{plugin},rs50e", "--trials", "3", "--budget-hours", "20",
+              "--jobs", "2", "--out", str(tmp_path / "out"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.startswith("error:")]
+    assert len(lines) == 3 and all(plugin.lower() in line and says in line for line in lines), run.stderr
+    assert len(list((tmp_path / "out" / "ptb" / "rs50e").glob("trial-*.json"))) == 3
+
+
+def test_a_plugin_calling_sys_exit_at_import_is_one_line(tmp_path):
+    (tmp_path / "atimport.py").write_text("import sys\nsys.exit(0)\n")
+    run = cli("run", "--algo", f"{tmp_path}/atimport.py:X,rs50e", "--trials", "1", "--out", str(tmp_path / "out"))
+    assert one_line_error(run) and "called sys.exit(0) while being imported" in run.stderr
+
+
+@pytest.mark.parametrize("args, says", [
+    (("run", "--algo", "hb", "--set", "hb.eta=99999999999999999999999", "--trials", "1"), "expects a 64-bit integer"),
+    (("run", "--algo", "rs50e", "--backend", "dask", "--scheduler", "foo://x", "--trials", "1"), "unknown protocol 'foo://'"),
+])
+def test_more_bad_input_is_one_line(tmp_path, args, says):
+    run = cli(*args, "--out", str(tmp_path / "out"))
+    assert one_line_error(run) and says in run.stderr, run.stderr[-2000:]
+
+
+NAN_SETTING = '''
+from dataclasses import dataclass
+from nasbench import Algorithm
+class NanSet(Algorithm):
+    name = "nanset"
+    @dataclass(frozen=True)
+    class Settings:
+        temperature: float = float("nan")
+    def ask(self):
+        return None
+'''
+
+
+def test_a_setting_no_result_file_can_hold_is_one_line(tmp_path):
+    """Issue 29: a plugin setting defaulting to NaN ended, after computing, in 'Out of range float values
+    are not JSON compliant'."""
+    (tmp_path / "nanset.py").write_text(NAN_SETTING)
+    run = cli("run", "--algo", f"{tmp_path}/nanset.py:NanSet", "--trials", "1", "--out", str(tmp_path / "out"))
+    assert one_line_error(run) and "settings must be finite numbers" in run.stderr
+    script = (f"import sys, nasbench\nsys.path.insert(0, {str(tmp_path)!r})\nfrom nanset import NanSet\n"
+              "try:\n    nasbench.run(NanSet(), 'ptb', trials=1, budget_hours=1)\n"
+              "except nasbench.UserError as e:\n    print('refused:', e)\n")
+    api = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert "refused: setting nanset.temperature is nan" in api.stdout, api.stdout + api.stderr
+
+
+def test_a_baseline_whose_budget_is_a_string_is_one_line(three_hb_trials, tmp_path):
+    base = tmp_path / "base.json"
+    assert cli("check", str(three_hb_trials), "--write-baseline", str(base)).returncode == 0
+    data = json.loads(base.read_text())
+    for bench in data["benchmarks"].values():
+        for entry in bench["algorithms"].values():
+            entry["budget_s"] = str(entry["budget_s"])
+    base.write_text(json.dumps(data))
+    run = cli("check", str(three_hb_trials), "--baseline", str(base), "--allow-underpowered")
+    assert one_line_error(run) and "budget_s" in run.stderr, run.stderr[-1500:]
+
+
+def _interrupt_group(args, after_s: float):
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "nasbench_cli.main", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(after_s)
+    os.killpg(proc.pid, signal.SIGINT)       # as a terminal's Ctrl-C: every process of the group
+    out, err = proc.communicate(timeout=120)
+    return proc.returncode, err
+
+
+def test_ctrl_c_to_the_process_group_prints_no_worker_traceback(tmp_path):
+    """Issue 29 (and 28): Ctrl-C from a terminal printed loky's `ExecutorManagerThread ... KeyError`."""
+    code, err = _interrupt_group(["run", "--algo", "bo10d", "--trials", "6", "--jobs", "2", "--out", str(tmp_path)], 6)
+    assert code == 130 and "Traceback" not in err and "interrupted:" in err, err[-3000:]
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_the_process_group_on_dask_prints_no_worker_traceback(tmp_path):
+    code, err = _interrupt_group(["run", "--algo", "bo10d", "--trials", "4", "--backend", "dask", "--scheduler",
+                                  "local:2", "--out", str(tmp_path)], 14)
+    assert code == 130 and "Traceback" not in err and "interrupted:" in err, err[-3000:]

@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 BASELINE = REPO / "results" / "baselines" / "ci-ptb.json"

@@ -77,7 +77,7 @@ def test_bad_setting_is_a_one_line_error(tmp_path):
     result = nasbench("run", "--algo", "hb", "--trials", "1", "--out", str(tmp_path), "--set", "nosuch=1")
     assert result.returncode == 2 and "no selected algorithm has a setting 'nosuch'" in result.stderr
     result = nasbench("run", "--algo", "hb", "--trials", "1", "--out", str(tmp_path), "--set", "eta=three")
-    assert result.returncode == 2 and "expects int" in result.stderr
+    assert result.returncode == 2 and "expects a 64-bit integer" in result.stderr
 
 
 def test_killed_run_resumes_to_the_same_results(jobs1, tmp_path):

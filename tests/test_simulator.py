@@ -9,8 +9,6 @@ import numpy as np
 import pytest
 
 from benchmarks.core.environment import Environment
-from benchmarks.core.features import features as load_features
-from benchmarks.core.regret import trajectory
 from nasbench_cli.harness.simulator import ProtocolError, run_on
 from nasbench_cli.harness.trial import run_algorithm
 from optimizers.asha import ASHA, rung_levels

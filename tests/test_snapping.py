@@ -48,12 +48,16 @@ def test_unit_rows_are_cached_and_unit_length(features):
     np.testing.assert_allclose(np.linalg.norm(unit, axis=1), 1.0, rtol=1e-12)
 
 
+# Entries are 0 or of magnitude >= 1e-6: below that, squares underflow (1e-161 ** 2 == 0) and the two
+# cosine computations round differently, which says nothing about the search.
+ENTRIES = st.one_of(st.just(0.0), st.floats(1e-6, 10), st.floats(-10, -1e-6))
+
+
 @settings(max_examples=60, deadline=None)
-@given(matrix=arrays(np.float64, st.tuples(st.integers(2, 30), st.integers(1, 6)),
-                     elements=st.floats(-10, 10, allow_nan=False)),
+@given(matrix=arrays(np.float64, st.tuples(st.integers(2, 30), st.integers(1, 6)), elements=ENTRIES),
        data=st.data())
 def test_result_has_the_highest_cosine_similarity(matrix, data):
-    vector = data.draw(arrays(np.float64, matrix.shape[1], elements=st.floats(-10, 10, allow_nan=False)))
+    vector = data.draw(arrays(np.float64, matrix.shape[1], elements=ENTRIES))
     row = nearest_by_cosine(matrix, vector)
     assert 0 <= row < len(matrix)
     norms = np.linalg.norm(matrix, axis=1) * np.linalg.norm(vector)

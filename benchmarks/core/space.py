@@ -152,12 +152,13 @@ _ARCHS: dict = {}
 _ENCODINGS: dict = {}
 
 
-def architectures(search) -> list:
-    """The architecture of every row of a table whose `space` parses recipes (memoised per table)."""
+def architectures(search) -> tuple:
+    """The architecture of every row of a table whose `space` parses recipes (memoised per table; a
+    tuple of immutable architectures, shared by every trial in this process)."""
     cached = _ARCHS.get(id(search))
     if cached is not None and cached[0] is search:
         return cached[1]
-    archs = [search.space.parse(json.loads(recipe)) for recipe in search.recipes]
+    archs = tuple(search.space.parse(json.loads(recipe)) for recipe in search.recipes)
     _ARCHS[id(search)] = (search, archs)
     return archs
 

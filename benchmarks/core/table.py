@@ -27,6 +27,10 @@ def encode_blob(strings) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(b"".join(encoded), dtype=np.uint8), offsets
 
 
+ARRAY_FIELDS = ("ids", "train_loss", "val_loss", "wall_time_s", "n_epochs", "status", "num_params", "recipe_blob",
+                "recipe_offsets", "log_name_blob", "log_name_offsets", "shipped_features")
+
+
 @dataclass(eq=False)
 class SearchTable:
     """The searcher's view of a benchmark: ids, recipes, validation/train losses, wall times, status."""
@@ -45,6 +49,16 @@ class SearchTable:
     shipped_features: np.ndarray | None = None   # float64 [n, 10] (ptb only)
     space: object | None = None   # its search space (benchmarks.core.space.SearchSpace: CellSpace, FlexiBertSpace)
 
+    def __post_init__(self):
+        # What a searcher is handed is read-only: a plugin that writes into it cannot change what later
+        # trials in the same process (other algorithms' included) see; the write fails its own trial.
+        for name in ARRAY_FIELDS:
+            value = getattr(self, name)
+            if isinstance(value, np.ndarray) and value.flags.writeable:
+                view = value.view()
+                view.flags.writeable = False
+                setattr(self, name, view)
+
     @property
     def n(self) -> int:
         return len(self.ids)
@@ -54,14 +68,14 @@ class SearchTable:
         return self.val_loss.shape[1]
 
     @cached_property
-    def recipes(self) -> list[str]:
-        """Recipe JSON strings in row order."""
-        return decode_blob(self.recipe_blob, self.recipe_offsets)
+    def recipes(self) -> tuple[str, ...]:
+        """Recipe JSON strings in row order (a tuple: shared by every trial in this process)."""
+        return tuple(decode_blob(self.recipe_blob, self.recipe_offsets))
 
     @cached_property
-    def log_names(self) -> list[str]:
-        """Log file names (`log_stats_model_<id>_....json`) in row order."""
-        return decode_blob(self.log_name_blob, self.log_name_offsets)
+    def log_names(self) -> tuple[str, ...]:
+        """Log file names (`log_stats_model_<id>_....json`) in row order (a tuple)."""
+        return tuple(decode_blob(self.log_name_blob, self.log_name_offsets))
 
     def recipe(self, index: int) -> dict:
         """The cell of row `index` as a dict `{node: {"op": ..., "input": [...]}}`."""

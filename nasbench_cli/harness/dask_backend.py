@@ -63,7 +63,14 @@ def parse_scheduler(text: str | None) -> SchedulerChoice:
         return SchedulerChoice(local_workers=int(count))
     if not text or any(c.isspace() for c in text):
         raise UserError(f"--scheduler {text!r}: expected local:N or a scheduler address such as tcp://host:8786")
+    scheme = text.split("://", 1)[0] if "://" in text else "tcp"
+    if scheme not in SCHEDULER_SCHEMES:
+        raise UserError(f"--scheduler {text}: unknown protocol '{scheme}://' (Dask speaks "
+                        f"{', '.join(s + '://' for s in SCHEDULER_SCHEMES)}); e.g. tcp://host:8786")
     return SchedulerChoice(address=text)
+
+
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")   # distributed.comm's registered backends
 
 
 def import_distributed():
@@ -125,7 +132,7 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
     """Dask task: run one trial and return its record (the client writes it). UserError if this worker's
     environment would not give the client's results; TrialFailed (one line) if the algorithm raises."""
     from nasbench_cli.results.fingerprint import environment_fingerprint, fingerprint_difference
-    from nasbench_cli.harness.runner import TrialFailed, where_raised
+    from nasbench_cli.harness.runner import trial_failure
     from nasbench_cli.harness.trial import load_features, trial_record
     from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
@@ -149,10 +156,10 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
         return trial_record(benchmark, algorithm, algorithm_name(spec.algo), algorithm_source(spec.algo),
                             spec.trial, spec.seed, spec.budget_s, spec.workers, spec.label or None,
                             features=features, scores=scores, max_jobs=spec.max_jobs)
-    except (UserError, KeyboardInterrupt):
+    except UserError:
         raise
-    except Exception as exc:   # one line naming where the algorithm's code failed
-        raise TrialFailed(f"{type(exc).__name__}: {exc} ({where_raised(exc)})") from None
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:   # a task thread gets no Ctrl-C: all the algorithm's
+        raise trial_failure(exc) from None
 
 
 def hash_randomisation_on() -> bool:
@@ -187,7 +194,7 @@ def connect(choice: SchedulerChoice):
         with dask.config.set(QUIET_WORKER):
             cluster = distributed.LocalCluster(n_workers=choice.local_workers, threads_per_worker=1,
                                                processes=True, dashboard_address=":0", silence_logs=50,
-                                               preload_nanny=[NANNY_PRELOAD])
+                                               preload_nanny=[NANNY_PRELOAD], preload=[NANNY_PRELOAD])
         try:
             return distributed.Client(cluster, set_as_default=False), cluster
         except BaseException:

@@ -1,5 +1,5 @@
 """Dask nanny preload for nasbench's workers: `dask worker ADDRESS --nthreads 1 --preload-nanny
-nasbench_cli.harness.dask_nanny` (a `local:N` cluster uses it too). Before the nanny spawns (and re-spawns) its
+nasbench_cli.harness.dask_nanny` (a `local:N` cluster uses it too, and as a worker preload). Before the nanny spawns (and re-spawns) its
 worker process it
 - turns hash randomisation off, as nasbench's local workers run, so SMAC gives the same results: the nanny
   replaces PYTHONHASHSEED=0 by a fixed 6640, but Python also reads "00" as 0 and the nanny passes it on;
@@ -13,8 +13,18 @@ HASH_SEED_OFF = "00"
 
 
 def dask_setup(nanny) -> None:
-    """Called by the nanny after it is made and before it spawns its worker process."""
+    """Called by the nanny after it is made and before it spawns its worker process; as a worker preload
+    (a `local:N` cluster), in each worker process, where it makes the worker ignore Ctrl-C: a terminal
+    sends it to the whole process group, and the run (which stops the cluster) handles it alone."""
     from dask.config import merge
+
+    if type(nanny).__name__ != "Nanny":
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        return
 
     nanny.pre_spawn_env["PYTHONHASHSEED"] = HASH_SEED_OFF
     nanny.env["PYTHONHASHSEED"] = HASH_SEED_OFF

@@ -9,6 +9,7 @@ started with PYTHONHASHSEED=0 and single-threaded numerical libraries, so a tria
 whatever `--jobs` is and in whichever order trials finish.
 """
 import os
+import signal
 import threading
 import time
 from dataclasses import dataclass
@@ -97,7 +98,7 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         there = existing.get("algorithm_source") or {"kind": "built-in"}
         now = source or {"kind": "built-in"}
         raise UserError(f"{len(other_code)} result file(s) were made by another version of the algorithm's code, "
-                        f"e.g. {path} ({_describe_source(there)} there, {_describe_source(now)} now); "
+                        f"e.g. {path} ({_source_difference(there, now)}); "
                         "use another --out or --label, or pass --overwrite")
     if conflicts:
         path, existing, same_settings = conflicts[0]
@@ -123,6 +124,16 @@ def _describe_source(source: dict) -> str:
     return f"{source.get('class')}{version}, source sha256 {str(source.get('sha256'))[:12]}"
 
 
+def _source_difference(there: dict, now: dict) -> str:
+    """What differs between two versions of a plugin's code, for the refusal line."""
+    from optimizers.plugins import changed_sources
+
+    changed = changed_sources(there, now)
+    if changed and there.get("sha256") == now.get("sha256"):
+        return f"its helper file(s) {', '.join(changed[:3])} changed"
+    return f"{_describe_source(there)} there, {_describe_source(now)} now"
+
+
 PARENT_POLL_S = 0.2
 _watching: list = []      # the parent pid this worker process watches (set once)
 
@@ -138,6 +149,10 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(1)
     if _watching:
         return
+    # Ctrl-C at a terminal reaches the whole process group: the parent alone handles it (it kills the
+    # workers), so no worker prints a traceback, and a KeyboardInterrupt inside a worker can only have
+    # been raised by the algorithm's code.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _watching.append(parent_pid)
 
     def watch():
@@ -159,11 +174,25 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
     try:
         record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
                            dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs)
-    except (UserError, KeyboardInterrupt):
+    except UserError:
         raise
-    except Exception as exc:   # one line naming where the algorithm's code failed
-        raise TrialFailed(f"{type(exc).__name__}: {exc} ({where_raised(exc)})") from None
+    except KeyboardInterrupt as exc:
+        if parent_pid is None or os.getpid() == parent_pid:
+            raise                       # in the parent this is the user's Ctrl-C
+        raise trial_failure(exc) from None
+    except (Exception, SystemExit) as exc:
+        raise trial_failure(exc) from None
     return write_record(spec, record)
+
+
+def trial_failure(exc: BaseException) -> "TrialFailed":
+    """One line for what an algorithm's code raised, where no Ctrl-C can arrive (a worker): its
+    sys.exit() or KeyboardInterrupt ends its own trial, not the run."""
+    if isinstance(exc, SystemExit):
+        return TrialFailed(f"the algorithm called sys.exit({exc.code!r}) ({where_raised(exc)})")
+    if isinstance(exc, KeyboardInterrupt):
+        return TrialFailed(f"KeyboardInterrupt raised by the algorithm's code, not a Ctrl-C ({where_raised(exc)})")
+    return TrialFailed(f"{type(exc).__name__}: {exc} ({where_raised(exc)})")
 
 
 def write_record(spec: TrialSpec, record: dict) -> dict:
@@ -211,31 +240,99 @@ def remove_stale_temp_files(out: Path, benchmark: str) -> int:
 def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[list[dict], list[str]]:
     """Run `specs` on `jobs` worker processes; returns (summaries, errors). Ctrl-C stops the workers;
     finished trials are already on disk, unfinished ones leave no result file."""
-    from concurrent.futures import as_completed
-
-    from joblib.externals.loky import get_reusable_executor
-
     for key, value in WORKER_ENV.items():   # also for workers' own children
         os.environ.setdefault(key, value)
-    executor = get_reusable_executor(max_workers=jobs, env=WORKER_ENV, timeout=30,
-                                     initializer=die_with_parent, initargs=(os.getpid(),))
-    futures = {executor.submit(run_and_write, spec, data_dir, os.getpid()): spec for spec in specs}
+    executor = _executor(jobs)
     summaries, errors = [], []
+    pending, alone = list(specs), False
+    while pending:
+        crashed = _run_batch(executor, pending, data_dir, summaries, errors, on_done, last_try=alone)
+        # A worker process that died (os._exit in an algorithm, a segfault, the OOM killer) fails every
+        # trial the executor held; each is run again alone, so the one that ends its process is named and
+        # the others' results stand (trials are deterministic: a rerun is the same trial).
+        pending, alone = crashed, True
+    return summaries, errors
+
+
+def _executor(jobs: int):
+    """loky's reusable executor with `jobs` workers (a fresh one if the last broke)."""
+    from joblib.externals.loky import get_reusable_executor
+
+    return get_reusable_executor(max_workers=jobs, env=WORKER_ENV, timeout=30,
+                                 initializer=die_with_parent, initargs=(os.getpid(),))
+
+
+def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: bool) -> list[TrialSpec]:
+    """Run `specs` (one at a time when `last_try`); append to `summaries`/`errors`; return the specs lost
+    to a worker process's death (to run again), unless `last_try`, when they are errors."""
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    crashed = []
     try:
+        if last_try:
+            futures = {}
+            for spec in specs:              # alone, a dying process names its trial
+                executor = _executor(1)
+                future = executor.submit(run_and_write, spec, data_dir, os.getpid())
+                futures[future] = spec
+                future.exception()          # wait for it
+        else:
+            futures = {executor.submit(run_and_write, spec, data_dir, os.getpid()): spec for spec in specs}
         for future in as_completed(futures):
             spec = futures[future]
+            summary = None
             try:
                 summary = future.result()
             except UserError:
                 raise
+            except BrokenProcessPool as exc:      # loky's TerminatedWorkerError is one
+                if not last_try:
+                    crashed.append(spec)
+                    continue
+                errors.append(f"{spec.label or spec.algo} trial {spec.trial}: its worker process died while "
+                              f"running it{_exit_codes(exc)}: the algorithm's code ended the process (os._exit?) "
+                              "or crashed it")
             except Exception as exc:  # a failed trial is reported, the others go on
                 errors.append(failure_line(spec, exc))
-                summary = None
             if summary is not None:
                 summaries.append(summary)
             if on_done is not None:
                 on_done(spec, summary)
-    except BaseException:   # Ctrl-C: kill the workers (loky fails the pending futures itself)
-        executor.shutdown(wait=False, kill_workers=True)
+    except BaseException:   # Ctrl-C: kill the workers, quietly
+        stop_quietly(executor, futures if "futures" in locals() else {})
         raise
-    return summaries, errors
+    return crashed
+
+
+def stop_quietly(executor, futures) -> None:
+    """Cancel what has not started, kill the workers (they ignore Ctrl-C) and wait for loky's manager
+    thread to end, so that it prints no traceback (it raced the shutdown: `KeyError` in
+    `add_call_item_to_queue`) and no worker outlives the run."""
+    for future in futures:
+        future.cancel()
+    for pid in list(getattr(executor, "_processes", {})):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:                     # already gone
+            pass
+    previous = threading.excepthook
+
+    def quiet(args):
+        if not args.thread.name.startswith("ExecutorManagerThread"):
+            previous(args)
+
+    threading.excepthook = quiet
+    try:
+        executor.shutdown(wait=True, kill_workers=True)
+    except BaseException:  # a second Ctrl-C while stopping: the workers are being killed anyway
+        pass
+    finally:
+        threading.excepthook = previous
+
+
+def _exit_codes(exc: BaseException) -> str:
+    import re
+
+    codes = re.search(r"exit codes? of the workers? (?:are|is) \{([^}]*)\}", str(exc))
+    return f" (exit code {codes.group(1).replace('EXIT(', '').rstrip(')')})" if codes else ""

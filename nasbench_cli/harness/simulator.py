@@ -47,8 +47,8 @@ class SimulationEnd:
 def run_on(env: Environment, algorithm, seed: int, features=None, scores=None, workers: int = 1,
            max_jobs: int | None = None) -> SimulationEnd:
     """Simulate `algorithm` on `env` with the trial inputs a seed gives (rng = default_rng(seed))."""
-    inputs = SearchInputs(search=env.search, rng=np.random.default_rng(seed), seed=seed, features=features,
-                          scores=scores, workers=workers)
+    inputs = SearchInputs(search=env.search, rng=np.random.default_rng(seed), seed=seed, features=read_only(features),
+                          scores=read_only(scores), workers=workers)
     return simulate(algorithm, env, inputs, workers, max_jobs)
 
 
@@ -128,6 +128,16 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
         algorithm.finish()
     env.time_s = last_busy
     return SimulationEnd(len(env.history.time_s), stopped, last_busy)
+
+
+def read_only(array):
+    """A read-only view of an array handed to an algorithm (None stays None): the caller's copy, shared
+    with later trials in this process, cannot be changed through it."""
+    if array is None:
+        return None
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
 
 
 def free_job_limit(n_architectures: int) -> int:

@@ -78,9 +78,16 @@ def _baseline_problem(data) -> str | None:
         if not isinstance(algos, dict) or not algos:
             return f"benchmark {name} has no algorithms"
         for algo, entry in algos.items():
+            if not isinstance(entry, dict):
+                return f"{name}/{algo} is not an object"
             missing = [k for k in ("settings_hash", "budget_s", "final_regret") if k not in entry]
             if missing:
                 return f"{name}/{algo} lacks {', '.join(missing)}"
+            budget = entry["budget_s"]
+            if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not (math.isfinite(budget) and budget > 0):
+                return f"{name}/{algo} has budget_s {budget!r}, not a finite number of seconds > 0"
+            if not isinstance(entry["settings_hash"], str):
+                return f"{name}/{algo} has settings_hash {entry['settings_hash']!r}, not a string"
             if not isinstance(entry["final_regret"], list) or not entry["final_regret"]:
                 return f"{name}/{algo} has no final regrets"
             bad = [v for v in entry["final_regret"] if v is not None and not (
