@@ -88,7 +88,9 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     from nasbench_cli.harness.trial import check_label, run_label, settings_hash
     from optimizers.registry import algorithm_name, algorithm_source, check_setting_values
 
-    bench = load_benchmark(benchmark, data_dir) if isinstance(benchmark, str) else benchmark
+    # by name: loaded without test losses, so none is in this process while the algorithm runs (the
+    # trial reads them afterwards); a Benchmark object passed in is the caller's own
+    bench = _load_benchmark(benchmark, data_dir, test_losses=False) if isinstance(benchmark, str) else benchmark
     if isinstance(algorithm, str):
         from optimizers.registry import check_benchmark
         from optimizers.registry import make_algorithm as build_algorithm

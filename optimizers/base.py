@@ -6,9 +6,11 @@ trial it calls `start(inputs)`; then, whenever a simulated worker is free, `ask(
 until a result arrives"); when a job ends, `tell(job, observation)`. A trial ends when no job is running
 and `ask()` has nothing to start, or when the budget is spent; `finish()` is then called (always).
 
-An algorithm sees only the searcher's view (`inputs.search`: validation/train losses, wall times,
-status, recipes; the feature matrix and training-free scores its settings name) and the observations
-of its own jobs. It never sees test losses, result files or the clock's internals.
+An algorithm sees only what a real searcher has before training (`inputs.search`, an
+`ArchitectureTable`: ids, parameter counts, recipes, the epochs available, the search space; the
+feature matrix and training-free scores its settings name) and the observations of its own jobs: losses
+and times only for the epochs it paid for. It never sees test losses, result files or the clock's
+internals; the process running it holds no test losses (a trial reads them after `finish`).
 
 Two ways to write one:
 - `Algorithm`: implement `ask` and `tell` (parallel-native algorithms: random search, ASHA, RE, BO).
@@ -24,7 +26,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from benchmarks.core.table import SearchTable
+from benchmarks.core.table import ArchitectureTable
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -39,8 +41,8 @@ class Job:
 
 @dataclass(frozen=True)
 class SearchInputs:
-    """What the harness hands an algorithm for one trial (the searcher's view, never test losses)."""
-    search: SearchTable               # the benchmark without its test losses
+    """What the harness hands an algorithm for one trial (what a searcher knows before training; read-only)."""
+    search: ArchitectureTable         # ids, sizes, recipes, epochs available, the space: no losses, no times
     rng: np.random.Generator          # seeded from the trial's seed
     seed: int                         # the trial's seed, for libraries that take an int
     features: np.ndarray | None       # [n_arch, d] rows aligned with search, or None

@@ -215,7 +215,7 @@ from nasbench import Algorithm, Job
 class Poison(Algorithm):
     name = "poison"
     def start(self, inputs):
-        inputs.search.val_loss[:] = 0.0         # tries to change what later trials in this process see
+        inputs.search.num_params[:] = 0          # tries to change what later trials in this process see
     def ask(self):
         return Job(0, 1)
 '''
@@ -411,3 +411,160 @@ def test_ctrl_c_to_the_process_group_on_dask_prints_no_worker_traceback(tmp_path
     code, err = _interrupt_group(["run", "--algo", "bo10d", "--trials", "4", "--backend", "dask", "--scheduler",
                                   "local:2", "--out", str(tmp_path)], 14)
     assert code == 130 and "Traceback" not in err and "interrupted:" in err, err[-3000:]
+
+
+PEEK = '''
+import numpy as np
+from nasbench import Algorithm, Job
+class Peek(Algorithm):
+    name = "peek"
+    def start(self, inputs):
+        self.best = int(np.nanargmin(inputs.search.val_loss[:, -1]))   # every row's curve: not handed any more
+    def ask(self):
+        return Job(self.best, 50)
+'''
+
+
+def test_a_searcher_is_handed_no_curves(tmp_path, ptb):
+    """Issue 29: `inputs.search.val_loss` was the full 14,322 x 50 matrix; a 20-line plugin picking the best
+    row by validation reached the optimum in every trial. Losses and times now arrive only in observations."""
+    view = ptb.search.searcher_view
+    for hidden in ("val_loss", "train_loss", "wall_time_s", "n_epochs", "status", "test_loss", "log_names"):
+        assert not hasattr(view, hidden), hidden
+    assert view.n == ptb.search.n and view.max_epochs == 50 and view.recipes == ptb.search.recipes
+    assert not view.ids.flags.writeable and not view.num_params.flags.writeable
+    (tmp_path / "peek.py").write_text(PEEK)
+    run = cli("run", "--algo", f"{tmp_path}/peek.py:Peek", "--trials", "1", "--budget-hours", "5",
+              "--out", str(tmp_path / "out"))
+    assert run.returncode == 1 and "AttributeError" in run.stderr and "val_loss" in run.stderr, run.stderr
+
+
+FRAMES = '''
+import gc, sys
+import numpy as np
+from nasbench import Algorithm, Job
+
+def holds_test_losses(obj):
+    if isinstance(obj, type):
+        return False
+    try:
+        return isinstance(getattr(obj, "test_loss", None), np.ndarray) or isinstance(getattr(obj, "l_star", None), float)
+    except Exception:
+        return False
+
+class Frames(Algorithm):
+    name = "frames"
+    def start(self, inputs):
+        self.rows = iter(range(inputs.search.n))
+        self.look("start")
+    def look(self, when):
+        frame, found = sys._getframe(), []
+        while frame is not None:
+            found += [k for k, v in frame.f_locals.items() if holds_test_losses(v)]
+            frame = frame.f_back
+        found += [type(o).__name__ for o in gc.get_objects() if holds_test_losses(o)]
+        if found:
+            raise RuntimeError(f"test losses reachable at {when}: {sorted(set(found))}")
+    def ask(self):
+        return Job(next(self.rows), 1)
+    def tell(self, job, observation):
+        self.look("tell")
+'''
+
+
+@pytest.mark.parametrize("backend", ["local", pytest.param("dask", marks=pytest.mark.slow)])
+def test_no_test_loss_is_reachable_while_an_algorithm_runs(tmp_path, backend):
+    """Issue 29: `sys._getframe(...).f_locals['benchmark'].test_loss` reached regret 0.0032 after one job.
+    Now the process running an algorithm loads no test losses; the trial reads them after it finished."""
+    (tmp_path / "frames.py").write_text(FRAMES)
+    extra = ["--backend", "dask", "--scheduler", "local:1"] if backend == "dask" else ["--jobs", "1"]
+    run = cli("run", "--algo", f"{tmp_path}/frames.py:Frames,hb", "--trials", "2", "--budget-hours", "3",
+              "--out", str(tmp_path / "out"), *extra)
+    assert run.returncode == 0, run.stderr[-2000:]
+    record = json.loads((tmp_path / "out" / "ptb" / "frames" / "trial-1.json").read_text())
+    assert record["final_regret"] is not None and record["l_star"] > 4.0
+
+
+CURVES = '''
+import gc, sys
+import numpy as np
+from nasbench import Algorithm, Job
+
+def holds_curves(obj):
+    if isinstance(obj, type):
+        return False
+    try:
+        return isinstance(getattr(obj, "val_loss", None), np.ndarray)
+    except Exception:
+        return False
+
+class Curves(Algorithm):
+    name = "curves"
+    def start(self, inputs):
+        self.rows = iter(range(inputs.search.n))
+        frame, found = sys._getframe(), []
+        while frame is not None:
+            found += [k for k, v in frame.f_locals.items() if holds_curves(v)]
+            frame = frame.f_back
+        found += [type(o).__name__ for o in gc.get_objects() if holds_curves(o)]
+        if found:
+            raise RuntimeError(f"recorded curves reachable: {sorted(set(found))}")
+    def ask(self):
+        return Job(next(self.rows), 1)
+'''
+
+
+def test_isolate_leaves_no_curve_within_reach_and_changes_no_result(tmp_path):
+    """Issue 29: in-process code reaches the harness's table of curves through frames; `--isolate` runs
+    the algorithm in its own process, and gives the same trajectories."""
+    (tmp_path / "curves.py").write_text(CURVES)
+    common = ["--trials", "1", "--budget-hours", "30", "--jobs", "1"]
+    inside = cli("run", "--algo", f"{tmp_path}/curves.py:Curves", *common, "--out", str(tmp_path / "in"))
+    assert inside.returncode == 1 and "recorded curves reachable" in inside.stderr
+    isolated = cli("run", "--algo", f"{tmp_path}/curves.py:Curves,hb", *common, "--isolate", "--out", str(tmp_path / "iso"))
+    plain = cli("run", "--algo", "hb", *common, "--out", str(tmp_path / "plain"))
+    assert isolated.returncode == 0 and plain.returncode == 0, isolated.stderr[-2000:]
+    a = json.loads((tmp_path / "iso" / "ptb" / "hb" / "trial-0.json").read_text())
+    b = json.loads((tmp_path / "plain" / "ptb" / "hb" / "trial-0.json").read_text())
+    assert a["isolated"] is True and "isolated" not in b
+    assert (a["trajectory"], a["jobs"], a["settings_hash"]) == (b["trajectory"], b["jobs"], b["settings_hash"])
+    report = cli("report", str(tmp_path / "iso"))
+    assert "isolated" in report.stdout + report.stderr
+
+
+def test_an_isolated_plugin_that_fails_is_one_line(tmp_path):
+    (tmp_path / "bad.py").write_text(EXITS)
+    run = cli("run", "--algo", f"{tmp_path}/bad.py:Hard,{tmp_path}/bad.py:Exit0", "--trials", "1", "--isolate",
+              "--out", str(tmp_path / "out"))
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "hard trial 0: its isolated process ended during ask() (exit code 3)" in run.stderr
+    assert "exit0 trial 0: the algorithm called sys.exit(0)" in run.stderr
+
+
+def test_check_can_require_isolated_plugins(tmp_path):
+    (tmp_path / "helped.py").write_text(HELPED)
+    (tmp_path / "plan_helper.py").write_text("EPOCHS = 1\n")
+    common = ("--algo", f"{tmp_path}/helped.py:Helped", "--trials", "2", "--budget-hours", "2")
+    assert cli("run", *common, "--out", str(tmp_path / "loose")).returncode == 0
+    assert cli("run", *common, "--isolate", "--out", str(tmp_path / "iso")).returncode == 0
+    base = tmp_path / "base.json"
+    assert cli("check", str(tmp_path / "iso"), "--write-baseline", str(base)).returncode == 0
+    loose = cli("check", str(tmp_path / "loose"), "--baseline", str(base), "--require-isolated", "--allow-underpowered")
+    assert one_line_error(loose) and "did not run isolated" in loose.stderr
+    fine = cli("check", str(tmp_path / "iso"), "--baseline", str(base), "--require-isolated", "--allow-underpowered")
+    assert fine.returncode == 0, fine.stderr
+
+
+def test_a_trial_that_used_the_whole_table_up_says_when(tmp_path, wt2):
+    """Issue 29: asha on wt2 starts every cell long before its budget ends, then idles; run and report say so."""
+    run = cli("run", "--algo", "asha", "--benchmark", "wt2", "--trials", "2", "--out", str(tmp_path))
+    assert run.returncode == 0 and "trials started every architecture of the table" in run.stdout
+    record = json.loads((tmp_path / "wt2" / "asha" / "trial-0.json").read_text())
+    starts = record["jobs"]["start_s"]
+    first_start = {}
+    for arch, start in zip(record["trajectory"]["arch"], starts):
+        first_start.setdefault(arch, start)
+    assert len(first_start) == wt2.search.n and record["table_used_up_s"] == max(first_start.values())
+    assert record["table_used_up_s"] < record["budget_s"]
+    report = cli("report", str(tmp_path))
+    assert "wt2/asha: 2 of 2 trials started every architecture" in " ".join(report.stdout.split())

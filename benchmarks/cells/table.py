@@ -1,7 +1,8 @@
 """NAS-Bench-NLP's training logs (ptb, wt2) as a benchmark table, through the packed cache.
 
-The catalog's loader interface: `data_folder(data_dir)` (the release folder used) and
-`load(spec, data_dir, rebuild_cache)` (the Benchmark).
+The catalog's loader interface: `data_folder(data_dir)` (the release folder used),
+`load(spec, data_dir, rebuild_cache)` (the Benchmark) and `test_losses(benchmark)` (its test losses,
+read again for a benchmark loaded without them).
 """
 from benchmarks.cells.log_reader import log_source
 from benchmarks.cells.packed_cache import load_or_build
@@ -37,3 +38,19 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
     return Benchmark(search=search, test_loss=arrays["test_loss"], data_dir=root, source=source,
                      checksum=str(arrays["checksum"]), cache_path=cache_path,
                      dropped_logs=tuple(str(x) for x in arrays["dropped_logs"]))
+
+
+def test_losses(benchmark: Benchmark):
+    """Test log-perplexities [n, max_epochs] read from the benchmark's packed cache alone; DataError if the
+    cache changed since the benchmark was loaded (another checksum, another shape)."""
+    import numpy as np
+
+    try:
+        with np.load(benchmark.cache_path, allow_pickle=False) as archive:
+            checksum, loss = str(archive["checksum"]), archive["test_loss"]
+    except (OSError, KeyError, ValueError) as exc:
+        raise DataError(f"cannot read test losses from the cache {benchmark.cache_path}: {exc}") from None
+    if checksum != benchmark.checksum or loss.shape != benchmark.search.val_loss.shape:
+        raise DataError(f"the cache {benchmark.cache_path} changed while a run used it (another data "
+                        "checksum); rerun the command")
+    return loss

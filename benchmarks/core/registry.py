@@ -1,4 +1,6 @@
 """`load_benchmark`: a benchmark by catalog name, through the loader module its catalog entry names."""
+from dataclasses import replace
+
 from benchmarks.core.catalog import BENCHMARKS, BenchmarkSpec
 from benchmarks.core.errors import UserError
 from benchmarks.core.table import Benchmark
@@ -13,8 +15,11 @@ def get_spec(name: str) -> BenchmarkSpec:
     return BENCHMARKS[name]
 
 
-def load_benchmark(name: str = "ptb", data_dir=None, rebuild_cache: bool = False) -> Benchmark:
+def load_benchmark(name: str = "ptb", data_dir=None, rebuild_cache: bool = False, test_losses: bool = True) -> Benchmark:
     """A loaded benchmark by catalog name ('ptb', 'wt2', 'bert'), memoised per process.
+
+    `test_losses=False`: without them (`test_loss` None), for a process that runs searchers: trials
+    read them with `load_test_losses` only after their algorithm has finished, and drop them.
 
     `data_dir`: the folder holding that benchmark's files (ptb and wt2: the NAS-Bench-NLP release
     layout, e.g. `../shared/nas-bench-nlp`; bert: the NAS-Bench-BERT files, e.g.
@@ -26,6 +31,24 @@ def load_benchmark(name: str = "ptb", data_dir=None, rebuild_cache: bool = False
     spec = get_spec(name)
     module = importlib.import_module(spec.loader)
     memo_key = (name, str(module.data_folder(data_dir)))
+    if not test_losses:
+        searcher_key = memo_key + ("without test losses",)
+        if searcher_key not in _LOADED or rebuild_cache:
+            full = None if rebuild_cache else _LOADED.get(memo_key)
+            full = full if full is not None else module.load(spec, data_dir, rebuild_cache)
+            _LOADED[searcher_key] = replace(full, test_loss=None)
+        return _LOADED[searcher_key]
     if memo_key not in _LOADED or rebuild_cache:
         _LOADED[memo_key] = module.load(spec, data_dir, rebuild_cache)
     return _LOADED[memo_key]
+
+
+def load_test_losses(benchmark: Benchmark) -> Benchmark:
+    """`benchmark` with its test losses: itself if it has them, else a new object (not memoised: the
+    caller drops it) with them read from where the benchmark was loaded, checked against its checksum."""
+    import importlib
+
+    if benchmark.test_loss is not None:
+        return benchmark
+    module = importlib.import_module(get_spec(benchmark.name).loader)
+    return replace(benchmark, test_loss=module.test_losses(benchmark))

@@ -31,54 +31,32 @@ ARRAY_FIELDS = ("ids", "train_loss", "val_loss", "wall_time_s", "n_epochs", "sta
                 "recipe_offsets", "log_name_blob", "log_name_offsets", "shipped_features")
 
 
-@dataclass(eq=False)
-class SearchTable:
-    """The searcher's view of a benchmark: ids, recipes, validation/train losses, wall times, status."""
-    name: str
-    ids: np.ndarray            # int64 [n], recepie_id, ascending
-    train_loss: np.ndarray     # float64 [n, max_epochs], log-perplexity
-    val_loss: np.ndarray       # float64 [n, max_epochs], log-perplexity
-    wall_time_s: np.ndarray    # float64 [n, max_epochs], seconds per epoch
-    n_epochs: np.ndarray       # int64 [n], epochs recorded in the log
-    status: np.ndarray         # str [n]
-    num_params: np.ndarray     # int64 [n]
-    recipe_blob: np.ndarray = field(repr=False)
-    recipe_offsets: np.ndarray = field(repr=False)
-    log_name_blob: np.ndarray = field(repr=False)
-    log_name_offsets: np.ndarray = field(repr=False)
-    shipped_features: np.ndarray | None = None   # float64 [n, 10] (ptb only)
-    space: object | None = None   # its search space (benchmarks.core.space.SearchSpace: CellSpace, FlexiBertSpace)
+def _read_only(obj, names) -> None:
+    """Replace each array attribute in `names` by a read-only view of it: a plugin that writes into what
+    it was handed cannot change what later trials in the same process (other algorithms' included) see;
+    the write fails its own trial."""
+    for name in names:
+        value = getattr(obj, name)
+        if isinstance(value, np.ndarray) and value.flags.writeable:
+            view = value.view()
+            view.flags.writeable = False
+            setattr(obj, name, view)
 
-    def __post_init__(self):
-        # What a searcher is handed is read-only: a plugin that writes into it cannot change what later
-        # trials in the same process (other algorithms' included) see; the write fails its own trial.
-        for name in ARRAY_FIELDS:
-            value = getattr(self, name)
-            if isinstance(value, np.ndarray) and value.flags.writeable:
-                view = value.view()
-                view.flags.writeable = False
-                setattr(self, name, view)
+
+class _Rows:
+    """Rows of a table: ids, recipes and their lookups (shared by the searcher's and the harness's tables)."""
 
     @property
     def n(self) -> int:
         return len(self.ids)
-
-    @property
-    def max_epochs(self) -> int:
-        return self.val_loss.shape[1]
 
     @cached_property
     def recipes(self) -> tuple[str, ...]:
         """Recipe JSON strings in row order (a tuple: shared by every trial in this process)."""
         return tuple(decode_blob(self.recipe_blob, self.recipe_offsets))
 
-    @cached_property
-    def log_names(self) -> tuple[str, ...]:
-        """Log file names (`log_stats_model_<id>_....json`) in row order (a tuple)."""
-        return tuple(decode_blob(self.log_name_blob, self.log_name_offsets))
-
     def recipe(self, index: int) -> dict:
-        """The cell of row `index` as a dict `{node: {"op": ..., "input": [...]}}`."""
+        """The architecture of row `index` as its recipe dict (ptb/wt2: `{node: {"op": ..., "input": [...]}}`)."""
         start, end = self.recipe_offsets[index], self.recipe_offsets[index + 1]
         return json.loads(self.recipe_blob[start:end].tobytes())
 
@@ -105,11 +83,75 @@ class SearchTable:
         return int(index)
 
 
+ARCHITECTURE_FIELDS = ("ids", "num_params", "recipe_blob", "recipe_offsets", "shipped_features")
+
+
+@dataclass(eq=False)
+class ArchitectureTable(_Rows):
+    """What a searcher is handed (`inputs.search`): what a real searcher knows before training anything.
+    Ids, parameter counts, recipes (architectures), the epochs available, the shipped features and the
+    search space; no losses and no times: those arrive in observations, for the epochs paid for. Every
+    array is read-only."""
+    name: str
+    ids: np.ndarray            # int64 [n], recepie_id, ascending
+    num_params: np.ndarray     # int64 [n]
+    recipe_blob: np.ndarray = field(repr=False)
+    recipe_offsets: np.ndarray = field(repr=False)
+    max_epochs: int = 1        # epochs an architecture can be trained for (ptb/wt2: 50; bert: its one evaluation)
+    shipped_features: np.ndarray | None = None   # float64 [n, 10] (ptb only)
+    space: object | None = None   # its search space (benchmarks.core.space.SearchSpace)
+
+    def __post_init__(self):
+        _read_only(self, ARCHITECTURE_FIELDS)
+
+
+@dataclass(eq=False)
+class SearchTable(_Rows):
+    """The harness's table of a benchmark: ids, recipes, validation/train losses, wall times, status (no
+    test losses). Searchers get its `searcher_view`, which holds no curves."""
+    name: str
+    ids: np.ndarray            # int64 [n], recepie_id, ascending
+    train_loss: np.ndarray     # float64 [n, max_epochs], log-perplexity
+    val_loss: np.ndarray       # float64 [n, max_epochs], log-perplexity
+    wall_time_s: np.ndarray    # float64 [n, max_epochs], seconds per epoch
+    n_epochs: np.ndarray       # int64 [n], epochs recorded in the log
+    status: np.ndarray         # str [n]
+    num_params: np.ndarray     # int64 [n]
+    recipe_blob: np.ndarray = field(repr=False)
+    recipe_offsets: np.ndarray = field(repr=False)
+    log_name_blob: np.ndarray = field(repr=False)
+    log_name_offsets: np.ndarray = field(repr=False)
+    shipped_features: np.ndarray | None = None   # float64 [n, 10] (ptb only)
+    space: object | None = None   # its search space (benchmarks.core.space.SearchSpace: CellSpace, FlexiBertSpace)
+
+    def __post_init__(self):
+        _read_only(self, ARRAY_FIELDS)
+
+    @property
+    def max_epochs(self) -> int:
+        return self.val_loss.shape[1]
+
+    @cached_property
+    def searcher_view(self) -> ArchitectureTable:
+        """What searchers are handed: this table without its curves (the same arrays, one view per table)."""
+        return ArchitectureTable(name=self.name, ids=self.ids, num_params=self.num_params,
+                                 recipe_blob=self.recipe_blob, recipe_offsets=self.recipe_offsets,
+                                 max_epochs=self.max_epochs, shipped_features=self.shipped_features,
+                                 space=self.space)
+
+    @cached_property
+    def log_names(self) -> tuple[str, ...]:
+        """Log file names (`log_stats_model_<id>_....json`) in row order (a tuple)."""
+        return tuple(decode_blob(self.log_name_blob, self.log_name_offsets))
+
+
 @dataclass(eq=False)
 class Benchmark:
-    """A loaded benchmark: the searcher's `search` table plus test losses, which only the harness reads."""
+    """A loaded benchmark: the harness's `search` table plus test losses, which only the harness reads.
+    `test_loss` is None in a benchmark loaded for running searchers (`load_benchmark(...,
+    test_losses=False)`): a trial then reads them only after its algorithm has finished."""
     search: SearchTable
-    test_loss: np.ndarray      # float64 [n, max_epochs], log-perplexity
+    test_loss: np.ndarray | None   # float64 [n, max_epochs], log-perplexity
     data_dir: Path
     source: Path
     checksum: str              # sha256 of the source files, computed when the cache was built

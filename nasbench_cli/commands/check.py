@@ -19,11 +19,14 @@ from nasbench_cli.commands.options import echo_json, finite, json_option
 @click.option("--allow-underpowered", is_flag=True,
               help="Pass an algorithm with fewer trials than the baseline, or too few for the test to reach "
                    "p < ALPHA, if its mean did not grow by more than MIN-EFFECT (default: such a check fails).")
+@click.option("--require-isolated", is_flag=True,
+              help="Refuse (exit 2) results of plugins not run with `nasbench run --isolate` (for untrusted "
+                   "optimizers: in-process code can reach the harness's curves).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @json_option
-def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_underpowered, benchmark_text, algo_text,
-          as_json):
+def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_underpowered, require_isolated,
+          benchmark_text, algo_text, as_json):
     """Fail (exit 1) when an algorithm's final regrets are worse than a baseline's.
 
     An algorithm regresses when a one-sided Mann-Whitney U test finds its current final regrets
@@ -64,6 +67,8 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_unde
     baseline = read_baseline(baseline_path)
     results = load_many(results_dirs, benchmarks)
     verify_against_data(results)
+    if require_isolated:
+        _refuse_unisolated_plugins(results, algos)
     outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks, allow_underpowered)
     if as_json:
         echo_json(json_ready(outcome))
@@ -79,3 +84,18 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_unde
                    f"check passed: {len(outcome['checks'])} algorithm(s), no regression")
     if not outcome["passed"]:
         raise click.exceptions.Exit(1)
+
+
+def _refuse_unisolated_plugins(results, algos) -> None:
+    """UserError naming the first plugin run (among `algos`, if given) whose trials did not all run isolated."""
+    from benchmarks.core.errors import UserError
+
+    for bench, runs in results.runs.items():
+        for label, records in runs.items():
+            if algos and label not in algos:
+                continue
+            plugin = any(r.get("algorithm_source") for r in records)
+            loose = [r["trial"] for r in records if not r.get("isolated")]
+            if plugin and loose:
+                raise UserError(f"{bench}/{label}: {len(loose)} of its {len(records)} trials did not run isolated "
+                                f"(e.g. trial {loose[0]}); rerun them with `nasbench run --isolate`")

@@ -90,7 +90,9 @@ def summarize(paths) -> dict:
         mean, low, high = t_interval(final_regrets(records))
         summary[algo] = {"trials": len(records), "mean_final_regret": mean, "ci95_half_width": (high - low) / 2,
                          "ci95_low": max(0.0, low) if math.isfinite(low) else low, "ci95_high": high,
-                         "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records]))}
+                         "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records])),
+                         "table_used_up_hours": [r["table_used_up_s"] / 3600.0 for r in records
+                                                 if r.get("table_used_up_s") is not None]}
     return summary
 
 
@@ -127,10 +129,13 @@ def summarize(paths) -> dict:
 @click.option("--set", "set_items", multiple=True, metavar="[ALGO.]KEY=VALUE",
               help="Change an algorithm setting (repeatable), e.g. --set hb.eta=4.")
 @click.option("--overwrite", is_flag=True, help="Rerun trials whose files were made with other settings.")
+@click.option("--isolate", is_flag=True,
+              help="Run each algorithm in its own process, only ask/tell messages crossing (for untrusted plugins: "
+                   "no frame or object of the harness reaches it). Same results; recorded as `isolated`.")
 @data_dir_option
 @json_option
 def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, backend, scheduler, workers, label, seed,
-        out, set_items, overwrite, data_dir, as_json):
+        out, set_items, overwrite, isolate, data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
     Each trial simulates --workers K workers on one clock: a free worker asks the algorithm for a job
@@ -173,7 +178,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
-                        Path(out), overwrite, data_dir, as_json, label, dask_choice, max_jobs)
+                        Path(out), overwrite, data_dir, as_json, label, dask_choice, max_jobs, isolate)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -215,7 +220,7 @@ def _backend_choice(backend, jobs, scheduler):
 
 
 def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed, out,
-                overwrite, data_dir, as_json, label=None, dask_choice=None, max_jobs=None):
+                overwrite, data_dir, as_json, label=None, dask_choice=None, max_jobs=None, isolate=False):
     """The run itself, while this process holds the results folder's lock."""
     import math
     import os
@@ -228,7 +233,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
     todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
-                             workers, benchmark.checksum, label, max_jobs)
+                             workers, benchmark.checksum, label, max_jobs, isolate)
     cores = os.cpu_count() or 1
     if jobs is not None and jobs > cores and not as_json:
         click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
@@ -290,6 +295,11 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                     regret = (f"final regret {s['mean_final_regret']:.4f} (95% CI {s['ci95_low']:.4f}–"
                               f"{s['ci95_high']:.4f}, {n})")
                 click.echo(f"{label:<8} {regret}, {s['compute_s_per_trial']:.2f} s compute per trial")
+                used = s["table_used_up_hours"]
+                if used:
+                    click.echo(f"note: {label}: {len(used)} of {s['trials']} trials started every architecture of "
+                               f"the table, after {sum(used) / len(used):.0f} simulated hours on average; the rest "
+                               "of the budget could only continue trained ones")
         for error in errors:
             click.echo(f"error: {error}", err=True)
     if errors:
@@ -302,7 +312,7 @@ def _execute_on_dask(todo, choice, benchmark, algos, overrides, out, done, on_do
 
     try:
         inputs = gather_inputs(benchmark, algos, overrides, compress=choice.local_workers is None)
-        return execute_dask(todo, choice, inputs, on_done)
+        return execute_dask(todo, choice, inputs, benchmark, on_done)
     except SchedulerLost as lost:
         finished = sum(1 for spec in todo if spec.path.is_file())
         click.echo(f"error: {lost}; {finished + len(done)} finished trial files kept in {out}; "

@@ -105,7 +105,8 @@ _UNPACKED: dict = {}
 
 
 def pack_inputs(benchmark, features: dict, scores: dict, fingerprint: dict, compress: bool = True) -> TrialInputs:
-    portable = replace(benchmark, search=replace(benchmark.search))   # drops memoised views (recipes, ...)
+    # drops memoised views (recipes, ...) and the test losses: workers run searchers; the client scores
+    portable = replace(benchmark, search=replace(benchmark.search), test_loss=None)
     packed = pickle.dumps((portable, features, scores), protocol=5)
     return TrialInputs(uuid.uuid4().hex, zlib.compress(packed, 1) if compress else packed, fingerprint, compress)
 
@@ -129,11 +130,12 @@ def gather_inputs(benchmark, algos, overrides, compress: bool = True) -> TrialIn
 
 
 def run_on_worker(spec, inputs: TrialInputs) -> dict:
-    """Dask task: run one trial and return its record (the client writes it). UserError if this worker's
-    environment would not give the client's results; TrialFailed (one line) if the algorithm raises."""
+    """Dask task: run one trial and return its unscored record (the client scores and writes it: workers
+    hold no test losses). UserError if this worker's environment would not give the client's results;
+    TrialFailed (one line) if the algorithm raises."""
     from nasbench_cli.results.fingerprint import environment_fingerprint, fingerprint_difference
     from nasbench_cli.harness.runner import trial_failure
-    from nasbench_cli.harness.trial import load_features, trial_record
+    from nasbench_cli.harness.trial import isolated_if, load_features, unscored_record
     from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
     where = _worker_address()
@@ -145,6 +147,7 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
         raise UserError(f"Dask worker {where} would not reproduce a local run: {difference}")
     try:
         algorithm = make_algorithm(spec.algo, dict(spec.overrides), spec.benchmark)
+        algorithm = isolated_if(spec.isolate, spec.algo, dict(spec.overrides), spec.benchmark, algorithm)
     except UserError as exc:
         raise UserError(f"on Dask worker {where}: {exc}") from None
     benchmark, all_features, all_scores = inputs.unpack()
@@ -153,9 +156,9 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
         else load_features(benchmark, kind)
     scores = None if algorithm.score_metric is None else all_scores[algorithm.score_metric]
     try:
-        return trial_record(benchmark, algorithm, algorithm_name(spec.algo), algorithm_source(spec.algo),
+        return unscored_record(benchmark, algorithm, algorithm_name(spec.algo), algorithm_source(spec.algo),
                             spec.trial, spec.seed, spec.budget_s, spec.workers, spec.label or None,
-                            features=features, scores=scores, max_jobs=spec.max_jobs)
+                               features=features, scores=scores, max_jobs=spec.max_jobs)
     except UserError:
         raise
     except (Exception, SystemExit, KeyboardInterrupt) as exc:   # a task thread gets no Ctrl-C: all the algorithm's
@@ -207,10 +210,12 @@ def connect(choice: SchedulerChoice):
                         f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'no answer'})") from None
 
 
-def execute_dask(specs, choice: SchedulerChoice, inputs: TrialInputs, on_done=None) -> tuple[list[dict], list[str]]:
-    """Run `specs` on the cluster; returns (summaries, errors) as `runner.execute`. Each record is checked
-    and written here, as it arrives. SchedulerLost if the scheduler goes away (finished files kept)."""
+def execute_dask(specs, choice: SchedulerChoice, inputs: TrialInputs, benchmark, on_done=None) -> tuple[list[dict], list[str]]:
+    """Run `specs` on the cluster; returns (summaries, errors) as `runner.execute`. Each record is checked,
+    scored with `benchmark`'s test losses and written here, as it arrives. SchedulerLost if the scheduler
+    goes away (finished files kept)."""
     from nasbench_cli.harness.runner import failure_line, write_record
+    from nasbench_cli.harness.trial import score_record
 
     distributed = import_distributed()
     import logging
@@ -265,7 +270,7 @@ def execute_dask(specs, choice: SchedulerChoice, inputs: TrialInputs, on_done=No
                 errors.append(failure_line(spec, exc))
             else:
                 check_source(spec, record)
-                summary = write_record(spec, record)
+                summary = write_record(spec, score_record(record, benchmark))
                 summaries.append(summary)
             if on_done is not None:
                 on_done(spec, summary)

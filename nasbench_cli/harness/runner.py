@@ -40,6 +40,7 @@ class TrialSpec:
     workers: int = 1            # simulated workers training side by side
     label: str = ""             # results folder name: algo, or algo@Kw
     max_jobs: int | None = None  # jobs started at most (`--budget release`), or None: the time budget only
+    isolate: bool = False       # run the algorithm in its own process (`--isolate`)
 
 
 def read_existing(path: Path) -> dict | None:
@@ -50,7 +51,7 @@ def read_existing(path: Path) -> dict | None:
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
                 overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1,
                 data_checksum: str | None = None, label: str | None = None,
-                max_jobs: dict | None = None) -> tuple[list[TrialSpec], list[Path]]:
+                max_jobs: dict | None = None, isolate: bool = False) -> tuple[list[TrialSpec], list[Path]]:
     """Trials still to run, and the result files already done; refuses files made with other settings
     or (when `data_checksum` is given) from other data. `max_jobs`: {algo: job cap} for a count budget.
 
@@ -74,7 +75,7 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         for k in range(trials):
             path = trial_path(out, benchmark, algo_label, k)
             spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
-                             expected, path, workers, algo_label, cap)
+                             expected, path, workers, algo_label, cap, isolate)
             existing = None if overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
@@ -173,7 +174,8 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
 
     try:
         record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
-                           dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs)
+                           dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs,
+                           spec.isolate)
     except UserError:
         raise
     except KeyboardInterrupt as exc:
@@ -188,6 +190,8 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
 def trial_failure(exc: BaseException) -> "TrialFailed":
     """One line for what an algorithm's code raised, where no Ctrl-C can arrive (a worker): its
     sys.exit() or KeyboardInterrupt ends its own trial, not the run."""
+    if type(exc).__name__ == "IsolatedFailure":       # already one line, from the isolated process
+        return TrialFailed(str(exc))
     if isinstance(exc, SystemExit):
         return TrialFailed(f"the algorithm called sys.exit({exc.code!r}) ({where_raised(exc)})")
     if isinstance(exc, KeyboardInterrupt):

@@ -47,7 +47,7 @@ class SimulationEnd:
 def run_on(env: Environment, algorithm, seed: int, features=None, scores=None, workers: int = 1,
            max_jobs: int | None = None) -> SimulationEnd:
     """Simulate `algorithm` on `env` with the trial inputs a seed gives (rng = default_rng(seed))."""
-    inputs = SearchInputs(search=env.search, rng=np.random.default_rng(seed), seed=seed, features=read_only(features),
+    inputs = SearchInputs(search=searcher_view(env.search), rng=np.random.default_rng(seed), seed=seed, features=read_only(features),
                           scores=read_only(scores), workers=workers)
     return simulate(algorithm, env, inputs, workers, max_jobs)
 
@@ -128,6 +128,12 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
         algorithm.finish()
     env.time_s = last_busy
     return SimulationEnd(len(env.history.time_s), stopped, last_busy)
+
+
+def searcher_view(search):
+    """What a searcher is handed of the harness's table: its `searcher_view` (ids, sizes, recipes, epochs
+    available, features, the space; no curves). A table without one (a test's stand-in) is handed as is."""
+    return getattr(search, "searcher_view", search)
 
 
 def read_only(array):

@@ -98,17 +98,27 @@ def job_log(history) -> dict:
 
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
               overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None,
-              max_jobs: int | None = None) -> dict:
+              max_jobs: int | None = None, isolate: bool = False) -> dict:
     """Run trial `trial` (seeded with `seed`) of the algorithm `algo` (a built-in name, a plugin's name or
     spec) with `workers` simulated workers and return the result record (JSON-ready), compared under
     `label` (default `run_label(name, workers)`)."""
     from benchmarks.core.registry import load_benchmark
     from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
-    benchmark = load_benchmark(benchmark_name, data_dir)
-    algorithm = make_algorithm(algo, overrides, benchmark_name)
+    # no test losses in this process while the algorithm runs: score_record reads them afterwards
+    benchmark = load_benchmark(benchmark_name, data_dir, test_losses=False)
+    algorithm = isolated_if(isolate, algo, overrides, benchmark_name, make_algorithm(algo, overrides, benchmark_name))
     return trial_record(benchmark, algorithm, algorithm_name(algo), algorithm_source(algo), trial, seed, budget_s,
                         workers, label, max_jobs=max_jobs)
+
+
+def isolated_if(isolate: bool, algo: str, overrides, benchmark_name: str, algorithm):
+    """`algorithm` itself, or (`isolate`) a stand-in running it in its own process (harness.isolation)."""
+    if not isolate:
+        return algorithm
+    from nasbench_cli.harness.isolation import IsolatedAlgorithm
+
+    return IsolatedAlgorithm(algo, overrides or {}, benchmark_name, algorithm)
 
 
 LOAD = object()   # trial_record's default for features and scores: read them from the caches here
@@ -122,17 +132,27 @@ def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: in
     algorithm's name in results; `source`: where its class came from (None for a built-in one).
     `features`, `scores`: the algorithm's feature matrix and training-free scores when the caller already
     has them (a Dask worker gets them from the client); by default they are read from the caches.
-    `max_jobs`: start at most this many jobs (`nasbench run --budget release`); recorded only when set."""
-    from benchmarks.core.regret import final_regret, trajectory
+    `max_jobs`: start at most this many jobs (`nasbench run --budget release`); recorded only when set.
+    A benchmark loaded without test losses gets them only after the algorithm has finished."""
+    unscored = unscored_record(benchmark, algorithm, name, source, trial, seed, budget_s, workers, label,
+                               features, scores, max_jobs)
+    return score_record(unscored, benchmark)
 
+
+def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
+                    workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
+                    max_jobs: int | None = None) -> dict:
+    """A trial's record before scoring (`score_record`): everything but what test losses give (regret,
+    L*, the benchmark's best architecture), plus its `history`. Reads nothing of the test losses, so
+    it runs where there are none (a benchmark loaded without them, a Dask worker)."""
     feats = load_features(benchmark, algorithm.feature_kind) if features is LOAD else features
     scores = load_scores(benchmark, algorithm.score_metric) if scores is LOAD else scores
     started = time.process_time()
     wall_started = time.perf_counter()
     env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers, max_jobs)
     compute_s = time.process_time() - started
+    wall_s = time.perf_counter() - wall_started
     settings = algorithm.settings_dict()
-    traj = trajectory(benchmark, env.history)
     record = {
         "format": RESULT_FORMAT,
         "benchmark": benchmark.name,
@@ -149,16 +169,50 @@ def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: in
         "data_checksum": benchmark.checksum,
         "scores_checksum": scores_checksum(scores),
         "scored_cells": None if scores is None else int((~np.isnan(scores)).sum()),
-        "l_star": benchmark.l_star,
-        "benchmark_best_arch": benchmark.best_id,
-        "n_evaluations": len(traj["time_s"]),
         "simulated_time_s": env.time_s,
-        "final_regret": final_regret(traj),
         "compute_s": compute_s,
-        "wall_s": time.perf_counter() - wall_started,
-        "trajectory": traj,
-        "jobs": job_log(env.history),
+        "wall_s": wall_s,
+        "history": env.history,
     }
     if max_jobs is not None:
         record["max_jobs"] = int(max_jobs)
+    if type(algorithm).__name__ == "IsolatedAlgorithm":
+        record["isolated"] = True
     return record
+
+
+SCORED_ORDER = ("format", "benchmark", "algo", "label", "algorithm_source", "workers", "trial", "seed", "budget_s",
+                "settings", "settings_hash", "versions", "data_checksum", "scores_checksum", "scored_cells",
+                "l_star", "benchmark_best_arch", "n_evaluations", "simulated_time_s", "final_regret",
+                "compute_s", "wall_s", "trajectory", "jobs", "max_jobs", "isolated", "table_used_up_s")
+
+
+def score_record(unscored: dict, benchmark) -> dict:
+    """The result record of an `unscored_record`: its regret trajectory, L* and the benchmark's best
+    architecture from `benchmark`'s test losses (read now if it was loaded without them, then dropped)."""
+    from benchmarks.core.registry import load_test_losses
+    from benchmarks.core.regret import final_regret, trajectory
+
+    scoring = load_test_losses(benchmark)
+    history = unscored["history"]
+    traj = trajectory(scoring, history)
+    fields = dict(unscored, l_star=scoring.l_star, benchmark_best_arch=scoring.best_id,
+                  n_evaluations=len(traj["time_s"]), final_regret=final_regret(traj), trajectory=traj,
+                  jobs=job_log(history))
+    used_up = table_used_up_s(history, scoring.search.n)
+    if used_up is not None:
+        fields["table_used_up_s"] = used_up
+    return {key: fields[key] for key in SCORED_ORDER if key in fields}
+
+
+def table_used_up_s(history, n_architectures: int) -> float | None:
+    """The simulated second at which the trial started its last untried architecture, when it started
+    every one of the table's (later jobs could only continue trained ones); None if it never did. A
+    result past that hour measures the table's size as much as the algorithm."""
+    seen = set()
+    for arch, start_s in zip(history.arch, history.start_s):
+        if arch not in seen:
+            seen.add(arch)
+            if len(seen) == n_architectures:
+                return float(start_s)
+    return None

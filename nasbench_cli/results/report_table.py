@@ -73,7 +73,28 @@ def algo_row(records) -> dict:
         "best_arch_share": best_share,
         "reach": reach,
         "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records])),
+        "isolated_trials": sum(1 for r in records if r.get("isolated")),   # run with --isolate
+        "table_used_up": _used_up(records),
     }
+
+
+def _used_up(records) -> dict | None:
+    """{trials, mean_hours}: the trials that started every architecture of the table, and when."""
+    hours = [r["table_used_up_s"] / aggregate.SECONDS_PER_HOUR for r in records if r.get("table_used_up_s") is not None]
+    return {"trials": len(hours), "mean_hours": float(np.mean(hours))} if hours else None
+
+
+def used_up_notes(report: dict) -> list[str]:
+    """One line per run whose trials used the whole table up before their budget ended."""
+    lines = []
+    for name, bench in report["benchmarks"].items():
+        for algo, row in bench["algorithms"].items():
+            used = row.get("table_used_up")
+            if used:
+                lines.append(f"{name}/{algo}: {used['trials']} of {row['trials']} trials started every architecture of "
+                             f"the table, after {used['mean_hours']:.0f} simulated hours on average; later it could only "
+                             "continue trained ones (a saturated result, not a win)")
+    return lines
 
 
 def benchmark_report(per_algo: dict) -> dict:
@@ -131,7 +152,10 @@ def table_rows(bench: dict) -> list[list[str]]:
         reach = [f"{_num(r['mean_hours'], 1)} ({r['share']:.0%})" for r in row["reach"].values()]
         p = "best" if algo == bench["best"] else \
             (f"{row['p_vs_best_holm']:.2g}" if row["p_vs_best_holm"] is not None else "–")
-        rows.append([algo, trials, _num(row["mean_final_regret"]), interval, _num(row["median_final_regret"]),
+        isolated = row.get("isolated_trials", 0)
+        name = algo if not isolated else f"{algo} (isolated)" if isolated == row["trials"] \
+            else f"{algo} ({isolated} isolated)"
+        rows.append([name, trials, _num(row["mean_final_regret"]), interval, _num(row["median_final_regret"]),
                      f"{row['best_arch_share']:.0%}", *reach, f"{row['compute_s_per_trial']:.3g}", p])
     return rows
 
@@ -154,6 +178,7 @@ def markdown(report: dict) -> str:
                   "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|"]
         lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(bench)]
         lines.append("")
+    lines.extend(f"Note: {line}\n" for line in used_up_notes(report))
     lines.append(NOTES)
     return "\n".join(lines) + "\n"
 
@@ -186,4 +211,6 @@ def print_rich(report: dict, wide: bool = False, console=None) -> None:
         console.print(table)
     if not wide:
         console.print("(median and hours to ≤0.1: --wide)", style="dim")
+    for line in used_up_notes(report):
+        console.print(f"note: {line}", style="yellow")
     console.print(NOTES, style="dim")
