@@ -272,17 +272,16 @@ def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: 
     from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    crashed = []
+    crashed, futures = [], {}
     try:
         if last_try:
-            futures = {}
             for spec in specs:              # alone, a dying process names its trial
                 executor = _executor(1)
                 future = executor.submit(run_and_write, spec, data_dir, os.getpid())
                 futures[future] = spec
                 future.exception()          # wait for it
         else:
-            futures = {executor.submit(run_and_write, spec, data_dir, os.getpid()): spec for spec in specs}
+            futures.update({executor.submit(run_and_write, spec, data_dir, os.getpid()): spec for spec in specs})
         for future in as_completed(futures):
             spec = futures[future]
             summary = None
@@ -304,7 +303,7 @@ def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: 
             if on_done is not None:
                 on_done(spec, summary)
     except BaseException:   # Ctrl-C: kill the workers, quietly
-        stop_quietly(executor, futures if "futures" in locals() else {})
+        stop_quietly(executor, futures)
         raise
     return crashed
 
