@@ -187,6 +187,37 @@ def test_tampered_result_files_are_refused(three_hb_trials, tmp_path, command, t
     assert not (tmp_path / "base.json").exists()
 
 
+HAND_EDITS = {
+    "algorithm_source is a string": lambda r: r.__setitem__("algorithm_source", "x"),
+    "simulated_time_s is a string": lambda r: r.__setitem__("simulated_time_s", "x"),
+    "arch ids are strings": lambda r: r["trajectory"].__setitem__("arch", [str(a) for a in r["trajectory"]["arch"]]),
+    "epochs are huge floats": lambda r: r["trajectory"].__setitem__("epochs", [1e308] * len(r["trajectory"]["epochs"])),
+    "incumbent_epoch overflows": lambda r: r["trajectory"].__setitem__(
+        "incumbent_epoch", [10**30] * len(r["trajectory"]["incumbent_epoch"])),
+    "worker numbers are strings": lambda r: r["jobs"].__setitem__("worker", ["0"] * len(r["jobs"]["worker"])),
+    "overhead_s are strings": lambda r: r["jobs"].__setitem__("overhead_s", ["1"] * len(r["jobs"]["overhead_s"])),
+    "seed is null": lambda r: r.__setitem__("seed", None),
+    "l_star is a list": lambda r: r.__setitem__("l_star", []),
+}
+
+
+@pytest.mark.parametrize("command", [["report"], ["export", "--out", "EXPORT"]])
+@pytest.mark.parametrize("edit", list(HAND_EDITS))
+def test_hand_edited_field_types_are_one_line_everywhere(three_hb_trials, tmp_path, command, edit):
+    """Issue 29 item 12: `report` accepted files whose field types `export` then choked on (pyarrow and
+    int64 casting tracebacks), and some edits (seed null, l_star a list) were tracebacks in both."""
+    root = _copy_of(three_hb_trials, tmp_path / "results")
+    path = root / "ptb" / "hb" / "trial-1.json"
+    record = json.loads(path.read_text())
+    HAND_EDITS[edit](record)
+    path.write_text(json.dumps(record))
+    args = [a.replace("EXPORT", str(tmp_path / "export")) for a in command]
+    run = cli(args[0], str(root), *args[1:])
+    assert one_line_error(run), run.stdout[-500:] + run.stderr[-2000:]
+    assert "trial-1.json" in run.stderr
+    assert not (tmp_path / "export").exists()
+
+
 FREE_JOBS = '''
 from nasbench import Algorithm, Job
 class Free(Algorithm):

@@ -85,7 +85,102 @@ def trial_problem(record) -> str | None:
     workers = record.get("workers", 1)
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         return "workers is not a positive integer"
-    return _consistency_problem(record, traj, workers)
+    return _type_problem(record, traj, workers) or _consistency_problem(record, traj, workers)
+
+
+INT64 = 2 ** 63
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_int(value, low=-INT64, high=INT64 - 1) -> bool:
+    """A JSON integer (not a bool, not a float) within [low, high] (64-bit by default)."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _optional(check):
+    return lambda value: value is None or check(value)
+
+
+def _is_str(value) -> bool:
+    return isinstance(value, str)
+
+
+def _is_nonneg(value) -> bool:
+    return _is_number(value) and value >= 0
+
+
+# field -> (check, what it must be); every field report, plot, export and check read (docs/result-format.md)
+FIELD_TYPES = {
+    "seed": (_is_int, "an integer"),
+    "l_star": (_is_number, "a number"),
+    "benchmark_best_arch": (_is_int, "an integer architecture id"),
+    "settings_hash": (_is_str, "a string"),
+    "data_checksum": (_optional(_is_str), "a string or null"),
+    "scores_checksum": (_optional(_is_str), "a string or null"),
+    "scored_cells": (_optional(lambda v: _is_int(v, 0)), "a non-negative integer or null"),
+    "n_evaluations": (lambda v: _is_int(v, 0), "a non-negative integer"),
+    "simulated_time_s": (_is_nonneg, "a non-negative number"),
+    "wall_s": (_is_nonneg, "a non-negative number"),
+    "max_jobs": (lambda v: _is_int(v, 1), "a positive integer"),
+    "isolated": (lambda v: v is True, "true"),
+    "table_used_up_s": (_optional(_is_nonneg), "a non-negative number or null"),
+    "versions": (lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+                 "an object of version strings"),
+    "algorithm_source": (lambda v: v is None or _is_source(v), "null or an object of strings (plugin provenance)"),
+}
+# trajectory / jobs list -> (check per entry, what each entry must be)
+TRAJECTORY_TYPES = {
+    "incumbent": (_optional(_is_int), "integer ids or nulls"),
+    "incumbent_epoch": (_optional(lambda v: _is_int(v, 1)), "epochs (integers >= 1) or nulls"),
+    "arch": (_is_int, "integer ids"),
+    "epochs": (lambda v: _is_int(v, 0), "epochs (integers >= 0)"),
+}
+JOB_TYPES = {
+    "start_s": (_is_nonneg, "non-negative numbers"),
+    "from_epoch": (lambda v: _is_int(v, 0), "epochs (integers >= 0)"),
+    "overhead_s": (_is_nonneg, "non-negative numbers"),
+}
+
+
+def _is_source(value) -> bool:
+    """A plugin's `algorithm_source`: an object of strings (or nulls), `sources` an object of strings."""
+    if not isinstance(value, dict):
+        return False
+    for key, item in value.items():
+        if key == "sources":
+            if not isinstance(item, dict) or not all(isinstance(h, str) for h in item.values()):
+                return False
+        elif item is not None and not isinstance(item, str):
+            return False
+    return True
+
+
+def _type_problem(record: dict, traj: dict, workers: int) -> str | None:
+    """The first field whose JSON type or range is not what `nasbench run` writes (a hand edit), so that
+    report, plot, export and check all refuse it in one line instead of failing half-way."""
+    for key, (check, what) in FIELD_TYPES.items():
+        if key in record and not check(record[key]):
+            return f"{key} is not {what}"
+    for key, (check, what) in TRAJECTORY_TYPES.items():
+        if not all(check(v) for v in traj[key]):
+            return f"trajectory {key} holds something other than {what}"
+    if any((inc is None) != (ep is None) for inc, ep in zip(traj["incumbent"], traj["incumbent_epoch"])):
+        return "trajectory incumbent and incumbent_epoch are not null together"
+    if record.get("n_evaluations", len(traj["time_s"])) != len(traj["time_s"]):
+        return "n_evaluations differs from the number of jobs in the trajectory"
+    if "simulated_time_s" in record and record["simulated_time_s"] > record["budget_s"]:
+        return "simulated_time_s goes past budget_s"
+    jobs = record.get("jobs")
+    if isinstance(jobs, dict):
+        for key, (check, what) in JOB_TYPES.items():
+            if isinstance(jobs.get(key), list) and not all(check(v) for v in jobs[key]):
+                return f"jobs {key} holds something other than {what}"
+        if isinstance(jobs.get("worker"), list) and not all(_is_int(w, 0, workers - 1) for w in jobs["worker"]):
+            return f"jobs worker holds something other than worker numbers 0..{workers - 1}"
+    return None
 
 
 def _consistency_problem(record: dict, traj: dict, workers: int) -> str | None:
@@ -122,10 +217,6 @@ def _consistency_problem(record: dict, traj: dict, workers: int) -> str | None:
         if any(not _is_number(s) or s > t for s, t in zip(jobs["start_s"], traj["time_s"])):
             return "a job starts after it ends"
     return None
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _parse(path: Path):
