@@ -77,15 +77,18 @@ def make_algorithm(name: str, **settings) -> Algorithm:
 
 
 def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None = None, workers: int = 1,
-        seed: int = 0, label: str | None = None, out=None, data_dir=None) -> list[dict]:
+        seed: int = 0, label: str | None = None, out=None, data_dir=None, objectives=(), constraints=()) -> list[dict]:
     """Run `trials` trials (trial k seeded `seed + k`) of `algorithm` with `workers` simulated workers and
     a budget of `budget_hours` simulated hours each (default: the benchmark's), in this process; returns the result records (the
     fields of docs/result-format.md). `algorithm`: an Algorithm instance (of a class defined anywhere,
     a notebook included), an Algorithm subclass (built with its default Settings), or a name/spec as
     for `make_algorithm`. `benchmark`: a name or a loaded benchmark. With `out`, each record is also
     written atomically to OUT/<benchmark>/<label>/trial-<k>.json, where `nasbench plot/report/check`
-    read it; a file already there with other settings or code is an error, never overwritten."""
-    from nasbench_cli.harness.trial import check_label, run_label, settings_hash
+    read it; a file already there with other settings or code is an error, never overwritten.
+    `objectives` ("logppl,params" or a list) and `constraints` (["params<=6e6"]): a multi-objective
+    or constrained run, as `nasbench run --objectives/--constraint`."""
+    from nasbench_cli.harness.trial import (check_label, check_objectives_fit, check_problem, run_label, scoring_problem,
+                                            settings_hash)
     from optimizers.registry import algorithm_name, algorithm_source, check_setting_values
 
     # by name: loaded without test losses, so none is in this process while the algorithm runs (the
@@ -115,9 +118,15 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
         raise UserError(f"run() needs a finite budget_hours > 0, got {budget_hours!r}")
     label = check_label(label) if label else run_label(name, workers)
     budget_s = float(budget_hours) * 3600.0
-    expected = settings_hash(bench.name, name, algorithm.settings_dict(), budget_s, workers)
+    objectives, constraints = scoring_problem(bench.name, objectives, [constraints] if isinstance(constraints, str)
+                                              else constraints)
+    check_objectives_fit(algorithm, name, objectives)
+    if objectives or constraints:
+        check_problem(bench, objectives, constraints)
+    expected = settings_hash(bench.name, name, algorithm.settings_dict(), budget_s, workers, None, objectives, constraints)
     with _results_lock(out, bench.name):          # the CLI's lock: no concurrent run deletes our temp files
-        return _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected)
+        return _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected,
+                           objectives, constraints)
 
 
 def _results_lock(out, benchmark: str):
@@ -128,7 +137,8 @@ def _results_lock(out, benchmark: str):
     return nullcontext() if out is None else run_lock(Path(out), benchmark)
 
 
-def _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected) -> list[dict]:
+def _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected,
+                objectives=(), constraints=()) -> list[dict]:
     from benchmarks.core.atomic import write_json_atomic
     from nasbench_cli.harness.trial import trial_record
     from nasbench_cli.results.files import read_trial, trial_path
@@ -148,7 +158,8 @@ def _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers,
                 raise UserError(f"{path} was made with other settings, code or data; use another out= or label=")
             records.append(existing)          # done before: resumed, not rerun
             continue
-        record = trial_record(bench, algorithm, name, source, k, seed + k, budget_s, workers, label)
+        record = trial_record(bench, algorithm, name, source, k, seed + k, budget_s, workers, label,
+                              objectives=objectives, constraints=constraints)
         if path is not None:
             write_json_atomic(path, record)
         records.append(record)

@@ -48,6 +48,10 @@ class SearchInputs:
     features: np.ndarray | None       # [n_arch, d] rows aligned with search, or None
     scores: np.ndarray | None = None  # [n_arch] training-free scores (NaN unscored, -inf degenerate) or None
     workers: int = 1                  # simulated workers training side by side
+    objectives: tuple = ()            # multi-objective runs: objective names (benchmarks.core.objectives), else ()
+    constraints: tuple = ()           # benchmarks.core.constraints.Constraint bounds (--constraint), else ()
+    known_objectives: np.ndarray | None = None   # [n_arch, len(objectives)] values known before training
+    #                                   (params, flops; natural direction), NaN for objectives training reveals
 
 
 class Algorithm:
@@ -59,6 +63,9 @@ class Algorithm:
     # does not offer all of them refuses it in one line before anything runs. Its settings add to this:
     # `features` naming graph2vec needs "graph2vec", naming a space's encoding "encoding"; `metric` "proxies".
     needs: ClassVar[frozenset] = frozenset()
+    # True: searches a front of two or three objectives (`nasbench run --objectives`), and is refused
+    # without them. Any algorithm may run on a multi-objective problem; only these use the objectives.
+    multi_objective: ClassVar[bool] = False
 
     @dataclass(frozen=True)
     class Settings:

@@ -46,6 +46,16 @@ ALGORITHMS = {
            ("optimizers.random_search:RandomSearch", "optimizers.random_search:SingleFidelityRandomSearch")),
     "bo": ("Bayesian optimisation, bagged XGBoost + LCB: over 10-d graph2vec on cells (= bo10d), over the space's encoding elsewhere",
            ("optimizers.bayesian:BO10d", "optimizers.bayesian:SpaceBO")),
+    "mo-rs": ("multi-objective random search at the full fidelity (50 epochs on cells, the one evaluation on bert); needs --objectives",
+              ("optimizers.multi_objective:MORandomSearch", "optimizers.multi_objective:SingleFidelityMORandomSearch")),
+    "mo-asha": ("multi-objective ASHA (MOASHA): promotions by non-dominated sorting, R = 50, eta = 3; needs --objectives",
+                ("optimizers.multi_objective:MOASHA",)),
+    "mo-re": ("multi-objective regularized evolution (MOREA): non-dominated tournaments; needs --objectives",
+              ("optimizers.multi_objective:MORegularizedEvolution", "optimizers.multi_objective:SpaceMORegularizedEvolution")),
+    "nsga2": ("Optuna NSGA-II over the native space, snapped (extra: libs); needs --objectives",
+              ("optimizers.optuna_multi_objective:NSGA2",)),
+    "motpe": ("Optuna multi-objective TPE over the native space, snapped (extra: libs); needs --objectives",
+              ("optimizers.optuna_multi_objective:MOTPE",)),
 }
 # old name -> (name, the benchmark it was made for): the same algorithm, recorded under the old name
 ALIASES = {"bert-rs": ("rs", "bert"), "bert-bo": ("bo", "bert"), "bert-re": ("re", "bert"),
@@ -54,6 +64,7 @@ PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac
 PROXY_ALGORITHMS = ("prs", "phb")
 LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
 SPACE_ALGORITHMS = ("rs", "bo", "re", "tpe", "smac")     # --algo all on a benchmark searched in its native space
+MULTI_OBJECTIVE_ALGORITHMS = ("mo-rs", "mo-asha", "mo-re", "nsga2", "motpe")   # --algo mo (those a benchmark fits)
 
 
 def available() -> list[str]:
@@ -151,7 +162,7 @@ def check_offers(label: str, algorithm, benchmark: str) -> None:
 
 def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     """'all' (the paper's eight; on a benchmark without graph2vec, as bert, rs, bo, re, tpe, smac), 'proxy' (the proxy-guided ones), 'libs' (the
-    library adapters) or a comma list of names, plugin names and plugin specs (module:Class,
+    library adapters), 'mo' (the multi-objective ones the benchmark fits) or a comma list of names, plugin names and plugin specs (module:Class,
     file.py:Class) -> algorithm keys (a spec made absolute); UserError for an unknown name, or for a
     built-in algorithm that cannot run on `benchmark` (when given)."""
     from optimizers.plugins import canonical_spec, is_plugin_spec
@@ -159,7 +170,9 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     native = benchmark is not None and "graph2vec" not in _offers(benchmark)
     groups = {"all": list(SPACE_ALGORITHMS if native else PAPER_ALGORITHMS),
               "proxy": list(PROXY_ALGORITHMS),
-              "libs": ["optuna"] if native else list(LIBRARY_ALGORITHMS)}
+              "libs": ["optuna"] if native else list(LIBRARY_ALGORITHMS),
+              "mo": [n for n in MULTI_OBJECTIVE_ALGORITHMS
+                     if benchmark is None or _fits(n, _offers(benchmark))]}
     names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
     names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
     known = set(available()) | set(ALIASES) | set(plugin_names())
@@ -167,7 +180,7 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     if unknown or not names:
         plugins = plugin_names()
         raise UserError(f"unknown algorithm {', '.join(unknown) or repr(text)}; choose from: "
-                        f"{', '.join(available() + plugins)}, 'all' (the paper's eight), 'proxy', 'libs', "
+                        f"{', '.join(available() + plugins)}, 'all' (the paper's eight), 'proxy', 'libs', 'mo', "
                         "or a plugin as module:Class or path/to/file.py:Class (see `nasbench list`)")
     if benchmark is not None:
         for name in names:

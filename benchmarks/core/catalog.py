@@ -16,6 +16,7 @@ class BenchmarkSpec:
     loader: str = "benchmarks.cells.table"  # module with data_folder(data_dir) and load(spec, data_dir, rebuild)
     offers: frozenset = frozenset()        # what the benchmark offers algorithms (benchmarks.core.space.OFFERS)
     encoding_kind: str = "encoding"        # the feature kind of its search space's own encoding
+    objectives: tuple = ("logppl", "params", "flops", "epoch_s")   # benchmarks.core.objectives; the loss first
 
 
 CELL_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace", "epochs",
@@ -41,5 +42,5 @@ BENCHMARKS = {
                           "evaluations)", "BERT_benchmark.json", None, max_epochs=1,
                           default_budget_hours=36.0, single_fidelity=True, objective="GLUE points",
                           loader="benchmarks.flexibert.table", offers=FLEXIBERT_OFFERS,
-                          encoding_kind="bert-encoding"),
+                          encoding_kind="bert-encoding", objectives=("glue", "params", "train_s")),
 }

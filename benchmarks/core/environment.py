@@ -40,6 +40,9 @@ class Observation:
     status: str               # 'OK' while training is fine, else the log's failure status
     cost_s: float
     time_s: float             # simulated time after the call
+    # multi-objective runs: every objective the searcher may see for this architecture now, natural
+    # direction (the loss objective: validation at `epochs`; GLUE points on bert), else None
+    objectives: dict | None = None
 
     @property
     def diverged(self) -> bool:
@@ -73,7 +76,7 @@ class History:
 class Environment:
     """Simulated training over a benchmark's searcher view, with a budget in simulated seconds."""
 
-    def __init__(self, search: SearchTable, budget_s: float = math.inf):
+    def __init__(self, search: SearchTable, budget_s: float = math.inf, objectives: tuple = ()):
         self.search = search
         self.budget_s = float(budget_s)
         self.time_s = 0.0
@@ -85,6 +88,7 @@ class Environment:
         self.history = History.empty()
         self._incumbent = (math.inf, -1, 0)   # (val_loss, row, epoch), ties broken by (row, epoch)
         self._index = _prefix_index(search)
+        self._objectives = _objective_columns(search, objectives)
 
     # -- what a searcher may ask -------------------------------------------------------------------
     @property
@@ -147,9 +151,23 @@ class Environment:
         history.worker.append(worker)
         history.from_epoch.append(start)
         history.overhead_s.append(overhead_s)
-        return Observation(arch, self._ids[arch], start, reached, epochs,
-                           self.search.val_loss[arch, start:reached], self.search.train_loss[arch, start:reached],
-                           status, cost_s, end_s)
+        observation = Observation(arch, self._ids[arch], start, reached, epochs,
+                                  self.search.val_loss[arch, start:reached], self.search.train_loss[arch, start:reached],
+                                  status, cost_s, end_s)
+        if self._objectives:
+            observation.objectives = self._observed_objectives(arch, reached)
+        return observation
+
+    def _observed_objectives(self, arch: int, reached: int) -> dict:
+        """Objective values of `arch` a searcher has after training it to `reached` epochs."""
+        values = {}
+        for name, column, sign in self._objectives:
+            if column is None:       # the loss objective, at the epoch reached (GLUE points on bert: -loss)
+                loss = float(self.search.val_loss[arch, reached - 1]) if reached > 0 else math.nan
+                values[name] = sign * loss
+            else:
+                values[name] = float(column[arch]) if reached > 0 else math.nan
+        return values
 
     def train(self, arch: int, epochs: int) -> Observation:
         """One worker: train row `arch` up to `epochs` epochs (from its checkpoint) now; raises
@@ -181,6 +199,18 @@ class Environment:
                 or not 1 <= epochs <= self.search.max_epochs:
             raise UserError(f"epochs must be an integer in 1..{self.search.max_epochs}, got {epochs!r}")
         return int(epochs)
+
+
+def _objective_columns(search: SearchTable, objectives) -> list:
+    """[(name, per-architecture values or None for the loss objective, sign of the loss)] of a
+    multi-objective run (the losses are minimised: a maximised loss objective is their negative)."""
+    if not objectives:
+        return []
+    from benchmarks.core.objectives import OBJECTIVES, architecture_values, loss_objective
+
+    loss = loss_objective(search.name)
+    return [(name, None if name == loss else architecture_values(search, name), -1.0 if OBJECTIVES[name].maximise else 1.0)
+            for name in objectives]
 
 
 @dataclass(frozen=True)

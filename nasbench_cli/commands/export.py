@@ -22,12 +22,13 @@ def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, as_js
     OUT/regret.<fmt>  one row per trial and finished job (time_s, regret, incumbent, arch, epochs,
                       worker, ...), or with --at one row per trial and time point
     OUT/trials.<fmt>  one row per trial (final regret, incumbent, compute seconds, settings)
+    OUT/fronts.<fmt>  multi-objective runs: one row per trial, final-front member and objective
 
     Needs pandas and pyarrow: pip install 'nasbench[export]'. Read back with pandas.read_parquet.
     """
     from pathlib import Path
 
-    from nasbench_cli.results.export import long_table, trials_table, write_table
+    from nasbench_cli.results.export import fronts_table, long_table, trials_table, write_table
     from nasbench_cli.results.files import load_many, parse_name_list, verify_against_data
     from nasbench_cli.results.truncate import parse_hours
 
@@ -36,7 +37,10 @@ def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, as_js
     verify_against_data(results)
     out = Path(out_dir)
     written = {}
-    for name, frame in (("regret", long_table(results, hours)), ("trials", trials_table(results))):
+    tables = [("regret", long_table(results, hours)), ("trials", trials_table(results)), ("fronts", fronts_table(results))]
+    for name, frame in tables:
+        if frame is None:
+            continue
         path = out / f"{name}.{fmt}"
         write_table(frame, path, fmt)
         written[name] = {"path": str(path), "rows": len(frame), "columns": list(frame.columns)}

@@ -85,19 +85,33 @@ def print_record(record: dict, benchmark) -> None:
               help="A cell as a JSON string or a JSON file: found through its canonical hash, whatever its node "
                    "names (bert: an architecture as model_hparam_overrides or a configuration dict).")
 @click.option("--epochs", type=int, default=None, help="Epoch to report (1..50; default: the last recorded).")
+@click.option("--front", is_flag=True,
+              help="Instead of one architecture: the benchmark's true Pareto front for --objectives (each "
+                   "architecture at its best test value over epochs), within any --constraint.")
+@click.option("--objectives", "objectives_text", default=None, metavar="A,B[,C]",
+              help="With --front: the objectives (default: the loss and params, e.g. logppl,params).")
+@click.option("--constraint", "constraint_texts", multiple=True, metavar="OBJ<=X",
+              help="With --front: only architectures within this budget (repeatable).")
 @data_dir_option
 @json_option
-def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
+def query(benchmark_name, arch_id, recipe_text, epochs, front, objectives_text, constraint_texts, data_dir, as_json):
     """Recorded metrics of one architecture at an epoch: train/val/test log-perplexity and perplexity,
-    wall time to reach it, parameters, status and the recipe.
+    wall time to reach it, parameters, status and the recipe; or with --front the benchmark's true
+    Pareto front.
 
     Exit 1 if a valid --recipe is not in the benchmark; exit 2 if it is invalid.
     """
     from benchmarks.core.errors import UserError
     from benchmarks.core.registry import load_benchmark
 
+    if front:
+        if arch_id is not None or recipe_text is not None or epochs is not None:
+            raise UserError("--front lists the benchmark's front: leave out --arch, --recipe and --epochs")
+        return _query_front(load_benchmark(benchmark_name, data_dir), objectives_text, constraint_texts, as_json)
+    if objectives_text or constraint_texts:
+        raise UserError("--objectives and --constraint go with --front")
     if (arch_id is None) == (recipe_text is None):
-        raise UserError("give exactly one of --arch ID or --recipe FILE_OR_JSON")
+        raise UserError("give exactly one of --arch ID or --recipe FILE_OR_JSON (or --front)")
     benchmark = load_benchmark(benchmark_name, data_dir)
     if benchmark_name == "bert":
         return _query_bert(benchmark, arch_id, recipe_text, epochs, as_json)
@@ -120,6 +134,43 @@ def query(benchmark_name, arch_id, recipe_text, epochs, data_dir, as_json):
         echo_json(record)
     else:
         print_record(record, benchmark)
+
+
+def front_rows(benchmark, objectives, constraints) -> dict:
+    """The true front as JSON-ready rows (natural units), sorted by the loss objective."""
+    from benchmarks.core.objectives import OBJECTIVES, natural
+    from benchmarks.core.pareto import objective_space
+
+    space = objective_space(benchmark, objectives, constraints)
+    order = sorted(range(len(space.front_rows)), key=lambda k: (space.front_points[k, space.loss_column],
+                                                                 int(space.front_rows[k])))
+    rows = []
+    for k in order:
+        row = {"recepie_id": int(benchmark.search.ids[space.front_rows[k]]), "epoch": int(space.front_epochs[k])}
+        for col, name in enumerate(objectives):
+            row[name] = float(natural(name, space.front_points[k, col]))
+        rows.append(row)
+    return {"benchmark": benchmark.name, "objectives": list(objectives),
+            "units": {name: OBJECTIVES[name].unit for name in objectives},
+            "constraints": [str(c) for c in constraints], "hv_space": space.record_fields(), "front": rows}
+
+
+def _query_front(benchmark, objectives_text, constraint_texts, as_json):
+    from benchmarks.core.objectives import loss_objective
+    from nasbench_cli.harness.trial import scoring_problem
+
+    loss = loss_objective(benchmark.name)
+    objectives, constraints = scoring_problem(benchmark.name, objectives_text or f"{loss},params", constraint_texts)
+    result = front_rows(benchmark, objectives or (loss,), constraints)
+    if as_json:
+        return echo_json(result)
+    within = f" within {' and '.join(result['constraints'])}" if constraints else ""
+    click.echo(f"{benchmark.name}: true Pareto front on {','.join(result['objectives'])}{within}: "
+               f"{len(result['front'])} architectures (each at its best test epoch)")
+    names = result["objectives"]
+    click.echo(f"{'id':>9} {'epoch':>5} " + " ".join(f"{n + ' (' + result['units'][n] + ')':>26}" for n in names))
+    for row in result["front"]:
+        click.echo(f"{row['recepie_id']:>9} {row['epoch']:>5} " + " ".join(f"{row[n]:>26.6g}" for n in names))
 
 
 def _query_bert(benchmark, arch_id, recipe_text, epochs, as_json):

@@ -132,10 +132,19 @@ def summarize(paths) -> dict:
 @click.option("--isolate", is_flag=True,
               help="Run each algorithm in its own process, only ask/tell messages crossing (for untrusted plugins: "
                    "no frame or object of the harness reaches it). Same results; recorded as `isolated`.")
+@click.option("--objectives", "objectives_text", default=None, metavar="A,B[,C]",
+              help="Search two or three objectives at once (multi-objective): the benchmark's loss and "
+                   "hardware costs, e.g. logppl,params or logppl,params,epoch_s (ptb, wt2: logppl, params, flops, "
+                   "epoch_s; bert: glue, params, train_s). Regret is then hypervolume regret against the "
+                   "benchmark's true Pareto front (docs: hardware-aware search).")
+@click.option("--constraint", "constraint_texts", multiple=True, metavar="OBJ<=X",
+              help="Count only architectures within a budget, e.g. params<=6e6 (repeatable; <=, <, >=, >): "
+                   "regret is measured against the best feasible architecture; algorithms that cannot use "
+                   "the constraint still run, their infeasible finds do not count.")
 @data_dir_option
 @json_option
 def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, backend, scheduler, workers, label, seed,
-        out, set_items, overwrite, isolate, data_dir, as_json):
+        out, set_items, overwrite, isolate, objectives_text, constraint_texts, data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
     Each trial simulates --workers K workers on one clock: a free worker asks the algorithm for a job
@@ -153,7 +162,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
     from benchmarks.core.registry import load_benchmark
     from nasbench_cli.harness.run_lock import run_lock
     from benchmarks.core.errors import UserError
-    from nasbench_cli.harness.trial import check_label
+    from nasbench_cli.harness.trial import check_label, check_objectives_fit, check_problem, scoring_problem
     from optimizers.registry import make_algorithm, parse_algo_list
 
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
@@ -172,13 +181,17 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
             budget_hours = get_spec(benchmark_name).default_budget_hours
         if budget_kind == "release":
             max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
+        objectives, constraints = scoring_problem(benchmark_name, objectives_text or (), constraint_texts)
         for algo in algos:                                      # every setting checked before anything is written
-            make_algorithm(algo, overrides.get(algo), benchmark_name)
+            check_objectives_fit(make_algorithm(algo, overrides.get(algo), benchmark_name), algo, objectives)
         _refuse_name_clashes(algos)
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
+        if objectives or constraints:                          # an unsatisfiable constraint: one line, now
+            check_problem(benchmark, objectives, constraints)
         with run_lock(Path(out), benchmark_name):
             _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
-                        Path(out), overwrite, data_dir, as_json, label, dask_choice, max_jobs, isolate)
+                        Path(out), overwrite, data_dir, as_json, label, dask_choice, max_jobs, isolate,
+                        objectives, constraints)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
@@ -220,7 +233,8 @@ def _backend_choice(backend, jobs, scheduler):
 
 
 def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed, out,
-                overwrite, data_dir, as_json, label=None, dask_choice=None, max_jobs=None, isolate=False):
+                overwrite, data_dir, as_json, label=None, dask_choice=None, max_jobs=None, isolate=False,
+                objectives=(), constraints=()):
     """The run itself, while this process holds the results folder's lock."""
     import math
     import os
@@ -233,12 +247,13 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
     todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
-                             workers, benchmark.checksum, label, max_jobs, isolate)
+                             workers, benchmark.checksum, label, max_jobs, isolate, objectives, constraints)
     cores = os.cpu_count() or 1
     if jobs is not None and jobs > cores and not as_json:
         click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
     jobs = max(1, min(jobs or cores, len(todo)))    # never more processes than trials to run
     errors = []
+    regret_word = "HV regret" if objectives else "regret"
     if todo:
         _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet=as_json)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -255,7 +270,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
 
             def on_done(spec, summary):
                 last = "failed" if summary is None else \
-                    f"{spec.label} #{spec.trial}: regret {summary['final_regret']:.4f}" \
+                    f"{spec.label} #{spec.trial}: {regret_word} {summary['final_regret']:.4f}" \
                     if summary["final_regret"] is not None else f"{spec.label} #{spec.trial}: no incumbent"
                 progress.update(task, advance=1, last=last)
 
@@ -294,6 +309,8 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 else:
                     regret = (f"final regret {s['mean_final_regret']:.4f} (95% CI {s['ci95_low']:.4f}–"
                               f"{s['ci95_high']:.4f}, {n})")
+                if objectives:
+                    regret = regret.replace("final regret", "final HV regret")
                 click.echo(f"{label:<8} {regret}, {s['compute_s_per_trial']:.2f} s compute per trial")
                 used = s["table_used_up_hours"]
                 if used:

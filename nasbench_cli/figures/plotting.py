@@ -64,8 +64,17 @@ BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText
 REGRET_MEANINGS = {"bert": "best GLUE of the 500 − GLUE (points)"}   # default: test log-perplexity − L*
 
 
-def regret_meaning(benchmark: str) -> str:
-    return REGRET_MEANINGS.get(benchmark, "test log-perplexity − L*")
+def regret_meaning(benchmark: str, per_algo: dict | None = None) -> str:
+    """What the regret axis measures: from the records' objectives and constraints when given."""
+    first = next((rs[0] for rs in (per_algo or {}).values() if rs), {})
+    if first.get("objectives"):
+        within = f" within {' and '.join(first['constraints'])}" if first.get("constraints") else ""
+        return f"hypervolume regret on {','.join(first['objectives'])}{within} (normalised)"
+    meaning = REGRET_MEANINGS.get(benchmark, "test log-perplexity − L*")
+    if first.get("constraints"):
+        meaning = meaning.replace("L*", "best feasible").replace("the 500", "the feasible")
+        meaning += f", within {' and '.join(first['constraints'])}"
+    return meaning
 
 
 def algo_style(name: str) -> dict:
@@ -176,7 +185,7 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_xlim(grid_h[0], grid_h[-1])
     ax.set_ylim(*_regret_ylim(means, lows))
     ax.set_xlabel("simulated wall-clock time (hours, log scale)")
-    ax.set_ylabel(f"regret: {regret_meaning(benchmark)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
+    ax.set_ylabel(f"regret: {regret_meaning(benchmark, per_algo)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     banded = any(len(records) >= 2 for records in per_algo.values())
     subtitle = "mean over trials, shaded 95% t-interval" if banded else "one trial per algorithm (no interval)"
     ax.set_title(f"{_title(benchmark)}: regret vs simulated time\n{subtitle}")
@@ -201,7 +210,7 @@ def cdf_figure(benchmark: str, per_algo: dict):
     ax.set_xscale("log")
     ax.set_xlim(low, high)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel(f"final regret: {regret_meaning(benchmark)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
+    ax.set_xlabel(f"final regret: {regret_meaning(benchmark, per_algo)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     ax.set_ylabel("fraction of trials with final regret ≤ x")
     budgets = sorted({r["budget_s"] / aggregate.SECONDS_PER_HOUR for rs in per_algo.values() for r in rs})
     budget = ", ".join(f"{b:g}" for b in budgets)
@@ -344,6 +353,10 @@ def plot_benchmark(benchmark: str, per_algo: dict, out_dir, formats=("png", "pdf
                if name != "mean-rank" or len(per_algo) > 1]
     if parallel:      # runs with simulated workers: per worker count, and how busy the workers were
         figures += [(name, make, True) for name, make in PARALLEL_FIGURES]
+    if records and records[0].get("objectives"):   # multi-objective: the fronts in objective space
+        from nasbench_cli.figures.fronts import front_figure
+
+        figures.append(("fronts", front_figure, False))
     with _rc():
         for name, make, needs_grid in figures:
             fig = make(benchmark, per_algo, grid_s) if needs_grid else make(benchmark, per_algo)

@@ -41,6 +41,8 @@ class TrialSpec:
     label: str = ""             # results folder name: algo, or algo@Kw
     max_jobs: int | None = None  # jobs started at most (`--budget release`), or None: the time budget only
     isolate: bool = False       # run the algorithm in its own process (`--isolate`)
+    objectives: tuple = ()      # multi-objective run: objective names (`--objectives`), else ()
+    constraints: tuple = ()     # constraint texts (`--constraint`), else ()
 
 
 def read_existing(path: Path) -> dict | None:
@@ -51,7 +53,8 @@ def read_existing(path: Path) -> dict | None:
 def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
                 overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1,
                 data_checksum: str | None = None, label: str | None = None,
-                max_jobs: dict | None = None, isolate: bool = False) -> tuple[list[TrialSpec], list[Path]]:
+                max_jobs: dict | None = None, isolate: bool = False, objectives: tuple = (),
+                constraints: tuple = ()) -> tuple[list[TrialSpec], list[Path]]:
     """Trials still to run, and the result files already done; refuses files made with other settings
     or (when `data_checksum` is given) from other data. `max_jobs`: {algo: job cap} for a count budget.
 
@@ -70,12 +73,13 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         settings = make_algorithm(algo, algo_overrides, benchmark).settings_dict()
         name, source = algorithm_name(algo), algorithm_source(algo)
         cap = (max_jobs or {}).get(algo)
-        expected = settings_hash(benchmark, name, settings, budget_s, workers, cap)
+        expected = settings_hash(benchmark, name, settings, budget_s, workers, cap, objectives, constraints)
         algo_label = check_label(label) if label else run_label(name, workers) + ("@release" if max_jobs else "")
         for k in range(trials):
             path = trial_path(out, benchmark, algo_label, k)
             spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
-                             expected, path, workers, algo_label, cap, isolate)
+                             expected, path, workers, algo_label, cap, isolate, tuple(objectives),
+                             tuple(str(c) for c in constraints))
             existing = None if overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
@@ -111,6 +115,11 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         if same_settings:   # so only the training-free scores differ
             differences.append("other training-free scores: the score cache changed since "
                                f"({existing.get('scored_cells', 'unknown')} cells scored then)")
+        if (existing.get("objectives") or []) != list(objectives) or \
+                (existing.get("constraints") or []) != [str(c) for c in constraints]:
+            differences.append("other objectives or constraints "
+                               f"({','.join(existing.get('objectives') or ['single objective'])} "
+                               f"{' '.join(existing.get('constraints') or [])} there)".replace(" )", ")"))
         if not differences:
             differences.append("other algorithm settings")
         raise UserError(f"{len(conflicts)} result file(s) were made with other settings, e.g. {path} "
@@ -175,7 +184,7 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> d
     try:
         record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
                            dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs,
-                           spec.isolate)
+                           spec.isolate, spec.objectives, spec.constraints)
     except UserError:
         raise
     except KeyboardInterrupt as exc:

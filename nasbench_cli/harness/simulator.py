@@ -45,11 +45,28 @@ class SimulationEnd:
 
 
 def run_on(env: Environment, algorithm, seed: int, features=None, scores=None, workers: int = 1,
-           max_jobs: int | None = None) -> SimulationEnd:
-    """Simulate `algorithm` on `env` with the trial inputs a seed gives (rng = default_rng(seed))."""
+           max_jobs: int | None = None, objectives: tuple = (), constraints: tuple = ()) -> SimulationEnd:
+    """Simulate `algorithm` on `env` with the trial inputs a seed gives (rng = default_rng(seed));
+    `objectives` (names) and `constraints` (Constraint) of a multi-objective or constrained run."""
     inputs = SearchInputs(search=searcher_view(env.search), rng=np.random.default_rng(seed), seed=seed, features=read_only(features),
-                          scores=read_only(scores), workers=workers)
+                          scores=read_only(scores), workers=workers, objectives=tuple(objectives),
+                          constraints=tuple(constraints), known_objectives=known_objectives(env.search, objectives))
     return simulate(algorithm, env, inputs, workers, max_jobs)
+
+
+def known_objectives(search, objectives) -> np.ndarray | None:
+    """[n, k] values of the objectives known before training (natural direction), NaN for the others;
+    None for a single-objective run. Read-only."""
+    if not objectives:
+        return None
+    from benchmarks.core.objectives import OBJECTIVES, architecture_values
+
+    values = np.full((search.n, len(objectives)), np.nan)
+    for col, name in enumerate(objectives):
+        if OBJECTIVES[name].known_before_training:
+            values[:, col] = architecture_values(search, name)
+    values.flags.writeable = False
+    return values
 
 
 def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1,

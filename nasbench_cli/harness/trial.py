@@ -9,14 +9,19 @@ RESULT_FORMAT = "nasbench-trial/2"   # /1: before `best_arch` became `benchmark_
 
 
 def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, workers: int = 1,
-                  max_jobs: int | None = None) -> str:
-    """Stable hash of everything that defines a trial's outcome except its seed. One worker and no job
-    cap hash as before those existed, so earlier result files and baselines stay valid."""
+                  max_jobs: int | None = None, objectives=(), constraints=()) -> str:
+    """Stable hash of everything that defines a trial's outcome except its seed. One worker, no job
+    cap, one objective and no constraints hash as before those existed, so earlier result files and
+    baselines stay valid."""
     fields = {"benchmark": benchmark, "algo": algo, "settings": settings, "budget_s": budget_s}
     if workers != 1:
         fields["workers"] = int(workers)
     if max_jobs is not None:
         fields["max_jobs"] = int(max_jobs)
+    if objectives:
+        fields["objectives"] = list(objectives)
+    if constraints:
+        fields["constraints"] = [str(c) for c in constraints]
     return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -74,19 +79,48 @@ def current_scores_checksum(benchmark, algo: str, overrides: dict | None = None)
 
 
 def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, scores=None, workers: int = 1,
-                  max_jobs: int | None = None):
+                  max_jobs: int | None = None, objectives=(), constraints=()):
     """Simulate one trial of `algorithm` (an instance, or a registry name with default settings) on the
     searcher's table `search` with `workers` simulated workers and a wall-clock budget of `budget_s`
-    simulated seconds; returns the Environment (its `history` holds one point per finished job)."""
+    simulated seconds; returns the Environment (its `history` holds one point per finished job).
+    `objectives`, `constraints`: of a multi-objective or constrained run (see `scoring_problem`)."""
     from benchmarks.core.environment import Environment
     from nasbench_cli.harness.simulator import run_on
     from optimizers.registry import make_algorithm
 
     if isinstance(algorithm, str):
         algorithm = make_algorithm(algorithm, None, search.name)
-    env = Environment(search, budget_s)
-    run_on(env, algorithm, seed, features, scores, workers, max_jobs)
+    objectives, constraints = scoring_problem(search.name, objectives, constraints)
+    env = Environment(search, budget_s, objectives)
+    run_on(env, algorithm, seed, features, scores, workers, max_jobs, objectives, constraints)
     return env
+
+
+def scoring_problem(benchmark: str, objectives=(), constraints=()) -> tuple[tuple, tuple]:
+    """(objective names, Constraint objects) of a run from names or 'a,b' text and constraint texts or
+    objects; () for the default single-objective run (also when only the loss objective is named);
+    UserError (one line) for anything the benchmark lacks."""
+    from benchmarks.core.constraints import Constraint, parse_constraints
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.objectives import loss_objective, parse_objectives
+
+    text = objectives if isinstance(objectives, str) else ",".join(objectives or ())
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    loss = loss_objective(benchmark)
+    if names == [loss]:
+        names = []
+    elif len(names) == 1:
+        parse_objectives(f"{names[0]},{loss}", benchmark)         # an unknown name: that one line
+        raise UserError(f"the single objective on '{benchmark}' is '{loss}'; to budget '{names[0]}' use "
+                        f"--constraint (e.g. '{names[0]}<=...'), to search both --objectives {loss},{names[0]}")
+    names = parse_objectives(",".join(names), benchmark) if names else ()
+    if names:
+        from benchmarks.core.pareto import require_moocore
+
+        require_moocore()
+    texts = [c for c in (constraints or ()) if not isinstance(c, Constraint)]
+    parsed = tuple(c for c in (constraints or ()) if isinstance(c, Constraint)) + parse_constraints(texts, benchmark)
+    return names, tuple(dict.fromkeys(parsed))
 
 
 def job_log(history) -> dict:
@@ -98,10 +132,10 @@ def job_log(history) -> dict:
 
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
               overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None,
-              max_jobs: int | None = None, isolate: bool = False) -> dict:
+              max_jobs: int | None = None, isolate: bool = False, objectives=(), constraints=()) -> dict:
     """Run trial `trial` (seeded with `seed`) of the algorithm `algo` (a built-in name, a plugin's name or
     spec) with `workers` simulated workers and return the result record (JSON-ready), compared under
-    `label` (default `run_label(name, workers)`)."""
+    `label` (default `run_label(name, workers)`); `objectives`, `constraints`: see `scoring_problem`."""
     from benchmarks.core.registry import load_benchmark
     from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
@@ -109,7 +143,7 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
     benchmark = load_benchmark(benchmark_name, data_dir, test_losses=False)
     algorithm = isolated_if(isolate, algo, overrides, benchmark_name, make_algorithm(algo, overrides, benchmark_name))
     return trial_record(benchmark, algorithm, algorithm_name(algo), algorithm_source(algo), trial, seed, budget_s,
-                        workers, label, max_jobs=max_jobs)
+                        workers, label, max_jobs=max_jobs, objectives=objectives, constraints=constraints)
 
 
 def isolated_if(isolate: bool, algo: str, overrides, benchmark_name: str, algorithm):
@@ -126,22 +160,23 @@ LOAD = object()   # trial_record's default for features and scores: read them fr
 
 def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
                  workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
-                 max_jobs: int | None = None) -> dict:
+                 max_jobs: int | None = None, objectives=(), constraints=()) -> dict:
     """Simulate one trial of the algorithm instance `algorithm` on a loaded `benchmark` and return its
     result record (format `RESULT_FORMAT`, every field documented in docs/result-format.md). `name`: the
     algorithm's name in results; `source`: where its class came from (None for a built-in one).
     `features`, `scores`: the algorithm's feature matrix and training-free scores when the caller already
     has them (a Dask worker gets them from the client); by default they are read from the caches.
     `max_jobs`: start at most this many jobs (`nasbench run --budget release`); recorded only when set.
-    A benchmark loaded without test losses gets them only after the algorithm has finished."""
+    A benchmark loaded without test losses gets them only after the algorithm has finished.
+    `objectives`, `constraints`: a multi-objective or constrained run (`scoring_problem`)."""
     unscored = unscored_record(benchmark, algorithm, name, source, trial, seed, budget_s, workers, label,
-                               features, scores, max_jobs)
+                               features, scores, max_jobs, objectives, constraints)
     return score_record(unscored, benchmark)
 
 
 def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
                     workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
-                    max_jobs: int | None = None) -> dict:
+                    max_jobs: int | None = None, objectives=(), constraints=()) -> dict:
     """A trial's record before scoring (`score_record`): everything but what test losses give (regret,
     L*, the benchmark's best architecture), plus its `history`. Reads nothing of the test losses, so
     it runs where there are none (a benchmark loaded without them, a Dask worker)."""
@@ -149,7 +184,10 @@ def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial:
     scores = load_scores(benchmark, algorithm.score_metric) if scores is LOAD else scores
     started = time.process_time()
     wall_started = time.perf_counter()
-    env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers, max_jobs)
+    objectives, constraints = scoring_problem(benchmark.name, objectives, constraints)
+    check_objectives_fit(algorithm, name, objectives)
+    env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers, max_jobs,
+                        objectives, constraints)
     compute_s = time.process_time() - started
     wall_s = time.perf_counter() - wall_started
     settings = algorithm.settings_dict()
@@ -164,7 +202,8 @@ def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial:
         "seed": seed,
         "budget_s": budget_s,
         "settings": settings,
-        "settings_hash": settings_hash(benchmark.name, name, settings, budget_s, workers, max_jobs),
+        "settings_hash": settings_hash(benchmark.name, name, settings, budget_s, workers, max_jobs,
+                                       objectives, constraints),
         "versions": package_versions(),
         "data_checksum": benchmark.checksum,
         "scores_checksum": scores_checksum(scores),
@@ -176,6 +215,10 @@ def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial:
     }
     if max_jobs is not None:
         record["max_jobs"] = int(max_jobs)
+    if objectives:
+        record["objectives"] = list(objectives)
+    if constraints:
+        record["constraints"] = [str(c) for c in constraints]
     if type(algorithm).__name__ == "IsolatedAlgorithm":
         record["isolated"] = True
     return record
@@ -184,7 +227,8 @@ def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial:
 SCORED_ORDER = ("format", "benchmark", "algo", "label", "algorithm_source", "workers", "trial", "seed", "budget_s",
                 "settings", "settings_hash", "versions", "data_checksum", "scores_checksum", "scored_cells",
                 "l_star", "benchmark_best_arch", "n_evaluations", "simulated_time_s", "final_regret",
-                "compute_s", "wall_s", "trajectory", "jobs", "max_jobs", "isolated", "table_used_up_s")
+                "compute_s", "wall_s", "trajectory", "jobs", "max_jobs", "isolated", "table_used_up_s",
+                "objectives", "constraints", "hv_space", "front")
 
 
 def score_record(unscored: dict, benchmark) -> dict:
@@ -196,13 +240,59 @@ def score_record(unscored: dict, benchmark) -> dict:
     scoring = load_test_losses(benchmark)
     history = unscored["history"]
     traj = trajectory(scoring, history)
-    fields = dict(unscored, l_star=scoring.l_star, benchmark_best_arch=scoring.best_id,
-                  n_evaluations=len(traj["time_s"]), final_regret=final_regret(traj), trajectory=traj,
+    fields = dict(unscored, l_star=scoring.l_star, benchmark_best_arch=scoring.best_id)
+    if unscored.get("objectives") or unscored.get("constraints"):
+        fields.update(front_fields(scoring, unscored, traj))
+    fields.update(n_evaluations=len(traj["time_s"]), final_regret=final_regret(traj), trajectory=traj,
                   jobs=job_log(history))
     used_up = table_used_up_s(history, scoring.search.n)
     if used_up is not None:
         fields["table_used_up_s"] = used_up
     return {key: fields[key] for key in SCORED_ORDER if key in fields}
+
+
+def check_problem(benchmark, objectives, constraints) -> None:
+    """UserError (one line) if no architecture of a loaded `benchmark` satisfies the constraints."""
+    from benchmarks.core.objectives import loss_objective
+    from benchmarks.core.pareto import objective_space
+    from benchmarks.core.registry import load_test_losses
+
+    objective_space(load_test_losses(benchmark), objectives or (loss_objective(benchmark.name),), constraints)
+
+
+def check_objectives_fit(algorithm, name: str, objectives) -> None:
+    """UserError (one line) if a multi-objective algorithm is asked to search one objective."""
+    from benchmarks.core.errors import UserError
+
+    if getattr(algorithm, "multi_objective", False) and not objectives:
+        raise UserError(f"'{name}' is a multi-objective algorithm: name two or three objectives with "
+                        "--objectives (e.g. logppl,params)")
+
+
+def front_fields(scoring, record: dict, traj: dict) -> dict:
+    """A multi-objective or constrained trial's scores (replacing `traj`'s regret and incumbents in
+    place): HV regret, or regret against the best feasible architecture, per job (front_regret); L*
+    and the best architecture of the feasible table; with several objectives the normalisation
+    (`hv_space`) and the final front ([recepie_id, epoch] pairs, lowest test loss first)."""
+    from benchmarks.core.front_regret import front_trajectory
+    from benchmarks.core.objectives import loss_objective
+    from benchmarks.core.pareto import objective_space
+
+    objectives, constraints = scoring_problem(scoring.name, record.get("objectives") or (), record.get("constraints") or ())
+    names = objectives or (loss_objective(scoring.name),)
+    space = objective_space(scoring, names, constraints)
+    rows = scoring.search.indices_of(traj["arch"])
+    scored = front_trajectory(scoring, space, rows, traj["epochs"])
+    ids = scoring.search.ids
+    traj["regret"] = scored["regret"]
+    traj["incumbent"] = [None if inc is None else int(ids[inc[0]]) for inc in scored["incumbent"]]
+    traj["incumbent_epoch"] = [None if inc is None else int(inc[1]) for inc in scored["incumbent"]]
+    best = int(np.argmin(space.front_points[:, space.loss_column]))
+    fields = {"l_star": scored["l_star"], "benchmark_best_arch": int(ids[space.front_rows[best]])}
+    if objectives:
+        fields["hv_space"] = space.record_fields()
+        fields["front"] = [[int(ids[row]), int(epoch)] for row, epoch in scored["front"]]
+    return fields
 
 
 def table_used_up_s(history, n_architectures: int) -> float | None:

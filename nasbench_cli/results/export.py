@@ -12,7 +12,8 @@ JOB_COLUMNS = (*ID_COLUMNS, "job", "time_s", "time_h", "regret", "incumbent", "i
 GRID_COLUMNS = (*ID_COLUMNS, "time_h", "time_s", "regret", "incumbent", "incumbent_epoch", "jobs_done")
 TRIAL_COLUMNS = (*ID_COLUMNS, "budget_h", "final_regret", "final_incumbent", "final_incumbent_epoch",
                  "ended_on_benchmark_best", "n_evaluations", "simulated_time_s", "compute_s", "settings_hash",
-                 "settings", "algorithm_class")
+                 "settings", "algorithm_class", "objectives", "constraints")
+FRONT_COLUMNS = (*ID_COLUMNS, "member", "arch", "epoch", "objective", "unit", "value")
 
 
 def _pandas():
@@ -89,9 +90,41 @@ def trials_table(results):
                      "n_evaluations": len(traj["time_s"]), "simulated_time_s": record.get("simulated_time_s"),
                      "compute_s": record["compute_s"], "settings_hash": record["settings_hash"],
                      "settings": json.dumps(record["settings"], sort_keys=True),
-                     "algorithm_class": source.get("class")})
+                     "algorithm_class": source.get("class"),
+                     "objectives": ",".join(record.get("objectives") or []),
+                     "constraints": " ".join(record.get("constraints") or [])})
     frame = pandas.DataFrame(rows, columns=list(TRIAL_COLUMNS))
     return frame.astype({"final_regret": "float64", "final_incumbent": "Int64", "final_incumbent_epoch": "Int64"})
+
+
+def fronts_table(results):
+    """Multi-objective runs: one row per trial, final-front member and objective (tidy): the member's
+    architecture and epoch and its test value of that objective in natural units (GLUE points on
+    bert); None when no trial has objectives."""
+    from benchmarks.core.objectives import OBJECTIVES, natural
+    from benchmarks.core.pareto import objective_space
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.trial import scoring_problem
+
+    pandas = _pandas()
+    rows, spaces = [], {}
+    for label, record in _records(results):
+        if not record.get("objectives"):
+            continue
+        key = (record["benchmark"], tuple(record["objectives"]), tuple(record.get("constraints") or ()))
+        if key not in spaces:
+            benchmark = load_benchmark(record["benchmark"])
+            spaces[key] = benchmark, objective_space(benchmark, *scoring_problem(*key))
+        benchmark, space = spaces[key]
+        for member, (arch, epoch) in enumerate(record["front"]):
+            row = benchmark.search.index_of(arch)
+            for col, name in enumerate(record["objectives"]):
+                value = benchmark.test_loss[row, epoch - 1] if col == space.loss_column else space.static[row, col]
+                rows.append({**_ids(label, record), "member": member, "arch": arch, "epoch": epoch, "objective": name,
+                             "unit": OBJECTIVES[name].unit, "value": float(natural(name, value))})
+    if not spaces:
+        return None
+    return pandas.DataFrame(rows, columns=list(FRONT_COLUMNS))
 
 
 def write_table(frame, path, fmt: str) -> None:

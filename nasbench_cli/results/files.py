@@ -130,6 +130,15 @@ FIELD_TYPES = {
     "versions": (lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
                  "an object of version strings"),
     "algorithm_source": (lambda v: v is None or _is_source(v), "null or an object of strings (plugin provenance)"),
+    "objectives": (lambda v: isinstance(v, list) and 2 <= len(v) <= 3 and all(isinstance(x, str) for x in v),
+                   "a list of two or three objective names"),
+    "constraints": (lambda v: isinstance(v, list) and len(v) > 0 and all(isinstance(x, str) for x in v),
+                    "a list of constraint strings"),
+    "hv_space": (lambda v: isinstance(v, dict) and all(isinstance(v.get(k), list) and all(_is_number(x) for x in v[k])
+                                                       for k in ("lower", "upper", "reference"))
+                 and _is_number(v.get("true_hv")), "an object with lower, upper, reference and true_hv"),
+    "front": (lambda v: isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and _is_int(p[0])
+                                                    and _is_int(p[1], 1) for p in v), "a list of [id, epoch] pairs"),
 }
 # trajectory / jobs list -> (check per entry, what each entry must be)
 TRAJECTORY_TYPES = {
@@ -169,6 +178,8 @@ def _type_problem(record: dict, traj: dict, workers: int) -> str | None:
             return f"trajectory {key} holds something other than {what}"
     if any((inc is None) != (ep is None) for inc, ep in zip(traj["incumbent"], traj["incumbent_epoch"])):
         return "trajectory incumbent and incumbent_epoch are not null together"
+    if ("objectives" in record) != ("hv_space" in record and "front" in record):
+        return "objectives, hv_space and front go together (a multi-objective record has all three)"
     if record.get("n_evaluations", len(traj["time_s"])) != len(traj["time_s"]):
         return "n_evaluations differs from the number of jobs in the trajectory"
     if "simulated_time_s" in record and record["simulated_time_s"] > record["budget_s"]:
@@ -202,7 +213,7 @@ def _consistency_problem(record: dict, traj: dict, workers: int) -> str | None:
             or not isinstance(record["benchmark"], str):
         return "benchmark, algo or settings has the wrong type"
     expected = settings_hash(record["benchmark"], record["algo"], record["settings"], record["budget_s"], workers,
-                             record.get("max_jobs"))
+                             record.get("max_jobs"), record.get("objectives") or (), record.get("constraints") or ())
     if record["settings_hash"] != expected:
         return "settings_hash does not match the settings recorded (edited by hand?)"
     label = record.get("label", record["algo"])
@@ -416,6 +427,11 @@ def _check_consistent(bench_dir: Path, found: dict) -> None:
                         f"{bench_dir / algo}: trials mix {what} (trial-{first['trial']}: {first.get(key)}, "
                         f"trial-{rec['trial']}: {rec.get(key)}); keep one run per folder")
     records = [r for rs in found.values() for r in rs]
+    problems = {(tuple(r.get("objectives") or ()), tuple(r.get("constraints") or ())) for r in records}
+    if len(problems) > 1:
+        shown = sorted(" ".join(filter(None, [",".join(o) or "single objective", " ".join(c)])) for o, c in problems)
+        raise UserError(f"{bench_dir}: trials were scored on different objectives or constraints ({'; '.join(shown)}); "
+                        "their regrets cannot be compared: keep each problem in its own --out folder")
     for key, what in (("data_checksum", "data checksums"), ("l_star", "L* values")):
         values = {r.get(key) for r in records}
         if len(values) > 1:
@@ -461,12 +477,39 @@ def verify_against_data(results: Results) -> None:
             continue
         for label, records in per_label.items():
             for record in records:
-                _check_regrets(benchmark, record, f"{name}/{label} trial-{record['trial']}.json under {results.root}")
+                where = f"{name}/{label} trial-{record['trial']}.json under {results.root}"
+                if record.get("objectives") or record.get("constraints"):
+                    _check_front_regrets(benchmark, record, where)
+                    continue
+                _check_regrets(benchmark, record, where)
                 if record["l_star"] != benchmark.l_star or record["benchmark_best_arch"] != benchmark.best_id:
                     raise UserError(f"{name}/{label} trial-{record['trial']}.json under {results.root}: "
                                     f"L* {record['l_star']} / best architecture {record['benchmark_best_arch']} differ from "
                                     f"the benchmark's ({benchmark.l_star}, {benchmark.best_id}) for the same data; "
                                     "delete it, then `nasbench run` redoes that trial")
+
+
+def _check_front_regrets(benchmark, record: dict, where: str) -> None:
+    """A multi-objective or constrained record: recompute its regrets, incumbents, L*, normalisation
+    and final front from the jobs it lists; UserError naming the file if anything differs."""
+    from nasbench_cli.harness.trial import front_fields
+
+    traj = record["trajectory"]
+    recomputed = {key: list(traj[key]) for key in TRAJECTORY_KEYS}
+    try:
+        fields = front_fields(benchmark, record, recomputed)
+    except (UserError, IndexError, TypeError, ValueError, KeyError):
+        raise UserError(f"{where}: its objectives, constraints or jobs do not fit the benchmark; the file was edited") from None
+    for key in ("regret", "incumbent", "incumbent_epoch"):
+        if recomputed[key] != traj[key]:
+            raise UserError(f"{where}: its {key} trajectory differs from the one its jobs give; the file was edited: "
+                            "delete it, then `nasbench run` redoes that trial")
+    for key, value in fields.items():
+        if record.get(key) != value:
+            raise UserError(f"{where}: {key} differs from what the benchmark gives ({record.get(key)!r} there); "
+                            "the file was edited: delete it, then `nasbench run` redoes that trial")
+    if record.get("final_regret") != (traj["regret"][-1] if traj["regret"] else None):
+        raise UserError(f"{where}: final_regret is not its trajectory's last regret; the file was edited")
 
 
 def _check_regrets(benchmark, record: dict, where: str) -> None:

@@ -113,7 +113,9 @@ def benchmark_report(per_algo: dict) -> dict:
         rows[algo]["p_vs_best"] = p
         rows[algo]["p_vs_best_holm"] = p_holm
     first = next(iter(per_algo.values()))[0]
-    return {"best": best, "l_star": first["l_star"], "benchmark_best_arch": first["benchmark_best_arch"], "algorithms": rows}
+    return {"best": best, "l_star": first["l_star"], "benchmark_best_arch": first["benchmark_best_arch"],
+            "objectives": first.get("objectives"), "constraints": first.get("constraints"),
+            "hv_space": first.get("hv_space"), "algorithms": rows}
 
 
 def build_report(results) -> dict:
@@ -163,6 +165,15 @@ def table_rows(bench: dict) -> list[list[str]]:
 def caption(name: str, bench: dict) -> str:
     budgets = sorted({b for row in bench["algorithms"].values() for b in row["budget_hours"]})
     budget = ", ".join(f"{b:g}" for b in budgets)
+    if bench.get("objectives"):
+        hv = bench["hv_space"]
+        within = f" within {' and '.join(bench['constraints'])}" if bench.get("constraints") else ""
+        return (f"{name}: final hypervolume regret on {','.join(bench['objectives'])}{within} (normalised; true "
+                f"front: {hv['true_front_size']} architectures, HV {hv['true_hv']:.4f}) after {budget} simulated hours")
+    if bench.get("constraints"):
+        unit = "GLUE points" if name == "bert" else "test log-perplexity"
+        return (f"{name}: final regret within {' and '.join(bench['constraints'])} ({unit} against the best feasible "
+                f"architecture, {bench['benchmark_best_arch']}: {abs(bench['l_star']):.4f}) after {budget} simulated hours")
     if name == "bert":
         return (f"{name}: final regret (best GLUE of the 500 − GLUE, in points; best {-bench['l_star']:.4f}, "
                 f"architecture {bench['benchmark_best_arch']}) after {budget} simulated hours")

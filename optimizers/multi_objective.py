@@ -1,0 +1,267 @@
+"""Multi-objective search (`nasbench run --objectives`): random search, MOASHA and MOREA.
+
+Every searcher here ranks what it has seen by *non-dominated sorting*: Pareto rank first (moocore's
+`pareto_rank`: 0 for the non-dominated points, 1 for those only they dominate, ...), then, within a
+rank, an epsilon-net order (Salinas et al. 2021, as syne-tune's `NonDominatedPriority`): the point
+with the lowest loss first, then each next point the one farthest (Euclidean, objectives scaled to
+[0, 1] over the points ranked) from those already taken, so promotions and parents spread along the
+front instead of crowding at one end. A point whose run diverged (non-finite loss) ranks last.
+
+Objective values come from each observation (`Observation.objectives`, natural direction) and are
+minimised here (GLUE points negated). Constraints on objectives known before training (params,
+flops) are used up front: random search and the first architectures of ASHA and evolution are drawn
+from the architectures that satisfy them.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.core.errors import UserError
+from optimizers.asha import ASHA
+from optimizers.base import Algorithm, Job, SearchInputs
+from optimizers.evolution import RegularizedEvolution
+
+
+def objective_vector(observation, objectives) -> np.ndarray:
+    """The observation's objectives in minimisation form [k] (inf everywhere if the loss is not finite)."""
+    from benchmarks.core.objectives import minimised
+
+    values = observation.objectives or {}
+    vector = np.array([float(minimised(name, values.get(name, math.nan))) for name in objectives])
+    if observation.status != "OK" or not np.isfinite(vector).all():
+        return np.full(len(objectives), math.inf)
+    return vector
+
+
+def known_feasible(inputs: SearchInputs) -> np.ndarray:
+    """[n] bool: the constraints on objectives known before training hold (all True without any)."""
+    from benchmarks.core.objectives import OBJECTIVES
+
+    feasible = np.ones(inputs.search.n, dtype=bool)
+    for constraint in inputs.constraints:
+        objective = OBJECTIVES[constraint.objective]
+        if objective.known_before_training:
+            if constraint.objective == "params":
+                values = inputs.search.num_params.astype(np.float64)
+            elif constraint.objective in inputs.objectives and inputs.known_objectives is not None:
+                values = inputs.known_objectives[:, inputs.objectives.index(constraint.objective)]
+            else:
+                continue
+            feasible &= constraint.holds(values)
+    return feasible
+
+
+def priority_order(points: np.ndarray, loss_column: int = 0, limit: int | None = None) -> np.ndarray:
+    """Indices of `points` [m, k] (minimised) best first: non-dominated sorting with an epsilon-net
+    within each rank, seeded by the lowest loss; non-finite points last, in their order. `limit`: only
+    the first `limit` are needed (ranks past them are not ordered)."""
+    import moocore
+
+    points = np.asarray(points, dtype=np.float64)
+    finite = np.flatnonzero(np.isfinite(points).all(axis=1))
+    order: list = []
+    if len(finite):
+        values = points[finite]
+        low, high = values.min(axis=0), values.max(axis=0)
+        scaled = (values - low) / np.where(high > low, high - low, 1.0)
+        ranks = np.asarray(moocore.pareto_rank(values))
+        for rank in range(int(ranks.max()) + 1):
+            if limit is not None and len(order) >= limit:
+                return np.array(order[:limit], dtype=np.int64)
+            members = np.flatnonzero(ranks == rank)
+            order += [int(finite[members[k]]) for k in _epsilon_net(scaled[members], values[members, loss_column])]
+    taken = set(order)
+    return np.array(order + [k for k in range(len(points)) if k not in taken], dtype=np.int64)
+
+
+def best_unpromoted(points: np.ndarray, promoted, loss_column: int, top: int) -> int | None:
+    """The index of the first point of `points` [m, k] in `priority_order` that is not `promoted` (a bool
+    per point) and has finite objectives, if its position in that order is below `top`; else None.
+    Only the Pareto rank holding it is put in epsilon-net order."""
+    import moocore
+
+    if top <= 0:
+        return None
+    points = np.asarray(points, dtype=np.float64)
+    finite = np.flatnonzero(np.isfinite(points).all(axis=1))
+    if not len(finite):
+        return None
+    values = points[finite]
+    ranks = np.asarray(moocore.pareto_rank(values))
+    open_ = ~np.asarray(promoted, dtype=bool)[finite]
+    position = 0
+    for rank in np.unique(ranks).tolist():
+        members = np.flatnonzero(ranks == rank)
+        if position >= top:
+            return None
+        if not open_[members].any():
+            position += len(members)
+            continue
+        low, high = values.min(axis=0), values.max(axis=0)
+        scaled = (values[members] - low) / np.where(high > low, high - low, 1.0)
+        for offset, k in enumerate(_epsilon_net(scaled, values[members, loss_column])):
+            if open_[members[k]]:
+                return int(finite[members[k]]) if position + offset < top else None
+    return None
+
+
+def _epsilon_net(scaled: np.ndarray, loss: np.ndarray) -> list:
+    """Order of the points of one front: lowest loss first, then farthest from those taken."""
+    first = int(np.lexsort((np.arange(len(loss)), loss))[0])
+    if len(loss) <= 2:                            # nothing to spread: lowest loss first
+        return [first] + [k for k in range(len(loss)) if k != first]
+    order = [first]
+    distance = np.linalg.norm(scaled - scaled[first], axis=1)
+    distance[first] = -1.0
+    for _ in range(len(scaled) - 1):
+        nxt = int(np.argmax(distance))            # first index on ties: deterministic
+        order.append(nxt)
+        distance = np.minimum(distance, np.linalg.norm(scaled - scaled[nxt], axis=1))
+        distance[order] = -1.0
+    return order
+
+
+class _MultiObjective:
+    """Mixin: the objectives of the run, checked at start."""
+    multi_objective = True
+
+    def _begin_objectives(self, inputs: SearchInputs) -> None:
+        from benchmarks.core.objectives import loss_objective
+
+        if not inputs.objectives:
+            raise UserError(f"'{self.name}' is a multi-objective algorithm: name two or three objectives with "
+                            "--objectives (e.g. logppl,params)")
+        self._objectives = tuple(inputs.objectives)
+        self._loss_column = self._objectives.index(loss_objective(inputs.search.name))
+
+
+class MORandomSearch(_MultiObjective, Algorithm):
+    """Random search at a fixed epoch count over the architectures that satisfy the known constraints:
+    the multi-objective baseline (every architecture it trains is a candidate for the front)."""
+    name = "mo-rs"
+    description = "multi-objective random search, each architecture trained a fixed number of epochs"
+    needs = frozenset({"epochs"})
+
+    @dataclass(frozen=True)
+    class Settings:
+        epochs: int = 50          # epochs each drawn architecture is trained to
+
+    def start(self, inputs: SearchInputs) -> None:
+        self._begin_objectives(inputs)
+        rows = np.flatnonzero(known_feasible(inputs))
+        self._order = iter(rows[inputs.rng.permutation(len(rows))].tolist())
+        self._epochs = min(int(self.settings.epochs), inputs.search.max_epochs)
+
+    def ask(self) -> Job | None:
+        row = next(self._order, None)
+        return None if row is None else Job(row, self._epochs)
+
+
+class SingleFidelityMORandomSearch(MORandomSearch):
+    """`mo-rs` on a single-fidelity benchmark (bert): each draw is one whole evaluation."""
+    needs = frozenset()
+
+    @dataclass(frozen=True)
+    class Settings:
+        epochs: int = 1           # one evaluation per architecture
+
+
+class MOASHA(_MultiObjective, ASHA):
+    """ASHA whose promotions rank each rung's results by non-dominated sorting (MOASHA, Schmucker et al.
+    2021; syne-tune's `MOASHA` with `NonDominatedPriority`): a result is promoted when its position in
+    that order is within the top floor(n_k / eta) of its rung."""
+    name = "mo-asha"
+    description = "multi-objective ASHA: promotions by non-dominated sorting (MOASHA), R = 50, eta = 3, grace 1"
+
+    def start(self, inputs: SearchInputs) -> None:
+        self._begin_objectives(inputs)
+        super().start(inputs)
+        rows = np.flatnonzero(known_feasible(inputs))
+        self._order = iter(rows[inputs.rng.permutation(len(rows))].tolist()) if len(rows) < inputs.search.n \
+            else self._order
+        self._results = {}        # (bracket, rung) -> ([vectors], [rows], set of promoted rows)
+        self._top = {}            # (bracket, rung) -> rows in the top n // eta, not promoted (cached)
+
+    def ask(self) -> Job | None:
+        for b, rungs in enumerate(self._brackets):
+            for k in range(len(rungs) - 2, -1, -1):
+                row = self._promotable(b, k)
+                if row is not None:
+                    self._results[b, k][2].add(row)
+                    self._top.pop((b, k), None)
+                    self._place[row] = (b, k + 1)
+                    self.decisions.append((row, b, k + 1, True))
+                    return Job(row, rungs[k + 1].epochs)
+        row = next(self._order, None)
+        if row is None:
+            return None
+        b = 0 if self._probabilities is None else int(self._rng.choice(len(self._brackets), p=self._probabilities))
+        self._place[row] = (b, 0)
+        self.decisions.append((row, b, 0, False))
+        return Job(row, self._brackets[b][0].epochs)
+
+    def _promotable(self, b: int, k: int):
+        entry = self._results.get((b, k))
+        if entry is None:
+            return None
+        if (b, k) not in self._top:
+            vectors, rows, promoted = entry
+            index = best_unpromoted(np.array(vectors), [row in promoted for row in rows], self._loss_column,
+                                    len(rows) // self._eta)
+            self._top[b, k] = None if index is None else rows[index]
+        return self._top[b, k]
+
+    def tell(self, job: Job, observation) -> None:
+        b, k = self._place[job.arch]
+        rung = self._brackets[b][k]
+        vector = objective_vector(observation, self._objectives) if observation.epochs == rung.epochs \
+            else np.full(len(self._objectives), math.inf)
+        vectors, rows, _ = self._results.setdefault((b, k), ([], [], set()))
+        vectors.append(vector)
+        rows.append(job.arch)
+        self._top.pop((b, k), None)
+
+
+class MORegularizedEvolution(_MultiObjective, RegularizedEvolution):
+    """Regularized evolution whose tournament winner is the sample's first member by non-dominated
+    sorting (MOREA, as syne-tune's `MultiObjectiveRegularizedEvolution`); mutation and snapping as `re`
+    (graph2vec noise on cells, the space's own mutation elsewhere)."""
+    name = "mo-re"
+    description = "multi-objective regularized evolution: non-dominated tournament selection (MOREA)"
+
+    def start(self, inputs: SearchInputs) -> None:
+        self._begin_objectives(inputs)
+        super().start(inputs)
+        feasible = np.flatnonzero(known_feasible(inputs))
+        if len(feasible) < inputs.search.n and len(feasible) >= self.settings.population:
+            self._initial = feasible[inputs.rng.permutation(len(feasible))[:self.settings.population]].tolist()
+        self.vectors: dict = {}
+
+    def tell(self, job: Job, observation) -> None:
+        vector = objective_vector(observation, self._objectives) if observation.epochs == self._epochs \
+            else np.full(len(self._objectives), math.inf)
+        self.vectors[job.arch] = vector
+        self.fitness[job.arch] = float(vector[self._loss_column])
+        self._told += 1
+        self._join(job.arch)
+
+    def _tournament(self, members: list, fitness: dict, rng: np.random.Generator) -> int:
+        size = min(self.settings.sample, len(members))
+        picks = [members[k] for k in rng.permutation(len(members))[:size].tolist()]
+        order = priority_order(np.array([self.vectors[row] for row in picks]), self._loss_column)
+        return picks[int(order[0])]
+
+
+class SpaceMORegularizedEvolution(MORegularizedEvolution):
+    """`mo-re` in a benchmark's native space (bert): native mutation, snapped (P 10, S 5, as `re` there)."""
+    needs = frozenset({"mutate", "encoding", "distance"})
+
+    @dataclass(frozen=True)
+    class Settings:
+        features: str = "encoding"
+        population: int = 10
+        sample: int = 5
+        noise_stds: tuple[float, ...] = (1.0,)
+        epochs: int = 1
+        new_children_only: bool = True

@@ -1,0 +1,295 @@
+"""Multi-objective and constrained search (issue 26) on the real PTB and NAS-Bench-BERT data."""
+import itertools
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("moocore")
+
+from benchmarks.core.constraints import parse_constraints  # noqa: E402
+from benchmarks.core.front_regret import front_trajectory  # noqa: E402
+from benchmarks.core.pareto import hypervolume, objective_space  # noqa: E402
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
+
+
+# -- hypervolume against an independent brute force ------------------------------------------------------------
+
+def brute_force_hv(points: np.ndarray, reference: np.ndarray) -> float:
+    """Volume of the union of the boxes [p, reference] by coordinate compression: every grid cell
+    between consecutive coordinates is in the union if some point is below its lower corner."""
+    points = points[(points < reference).all(axis=1)]
+    if not len(points):
+        return 0.0
+    axes = [np.unique(np.concatenate([points[:, d], [reference[d]]])) for d in range(points.shape[1])]
+    total = 0.0
+    for cell in itertools.product(*[range(len(a) - 1) for a in axes]):
+        lower = np.array([axes[d][i] for d, i in enumerate(cell)])
+        upper = np.array([axes[d][i + 1] for d, i in enumerate(cell)])
+        if (points <= lower).all(axis=1).any():
+            total += float(np.prod(upper - lower))
+    return total
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_hypervolume_matches_brute_force(dims):
+    rng = np.random.default_rng(dims)
+    for _ in range(20):
+        points = rng.random((rng.integers(1, 12), dims)) * 1.2     # some beyond the reference point
+        reference = np.full(dims, 1.1)
+        assert hypervolume(points, reference) == pytest.approx(brute_force_hv(points, reference), rel=1e-12, abs=1e-14)
+
+
+# -- the true front on ptb -------------------------------------------------------------------------------------
+
+def test_true_front_is_the_nondominated_set_of_best_test_points(ptb):
+    space = objective_space(ptb, ("logppl", "params", "epoch_s"))
+    test = np.where(np.isfinite(ptb.test_loss), ptb.test_loss, np.inf).min(axis=1)
+    points = space.static.copy()
+    points[:, 0] = test
+    ok = np.isfinite(points).all(axis=1)
+    rows = np.flatnonzero(ok)
+    p = points[rows]
+    dominated = np.zeros(len(rows), dtype=bool)
+    for k in range(len(rows)):       # brute force, one point against all
+        dominated[k] = ((p <= p[k]).all(axis=1) & (p < p[k]).any(axis=1)).any()
+    assert sorted(space.front_rows.tolist()) == sorted(rows[~dominated].tolist())
+    assert ptb.best_index in space.front_rows.tolist()          # L*'s cell is the loss end of the front
+    assert np.allclose(space.lower, p[~dominated].min(axis=0)) and np.allclose(space.upper, p[~dominated].max(axis=0))
+
+
+# -- a trial's front and its hypervolume regret ----------------------------------------------------------------
+
+def naive_curve(benchmark, space, rows, reached):
+    """Recompute the trial's front from scratch after every job (no incremental state)."""
+    from benchmarks.core.environment import _prefix_index
+
+    index = _prefix_index(benchmark.search)
+    point_of, curve = {}, []
+    for row, r in zip(rows, reached):
+        loss = index.prefix_best_val[row, r]
+        if np.isfinite(loss):
+            point_of[int(row)] = (loss, int(index.prefix_best_epoch[row, r]))
+        cands = [(row_, e, np.r_[space.static[row_, :space.loss_column], loss_,
+                                 space.static[row_, space.loss_column + 1:]])
+                 for row_, (loss_, e) in sorted(point_of.items())
+                 if space.feasible[row_] and space.loss_feasible(loss_)]
+        front = []
+        for row_, e, v in cands:
+            beaten = any((w <= v).all() and ((w < v).any() or r2 < row_) for r2, _, w in cands if r2 != row_)
+            if not beaten:
+                front.append((row_, e, v))
+        if not front:
+            curve.append(None)
+            continue
+        scored = np.array([v for _, _, v in front])
+        scored[:, space.loss_column] = [benchmark.test_loss[row_, e - 1] for row_, e, _ in front]
+        scored = scored[space.loss_feasible(scored[:, space.loss_column])]
+        curve.append(space.true_hv - hypervolume(space.normalise(scored), space.reference))
+    return curve
+
+
+@pytest.fixture(scope="module")
+def hb_jobs(ptb):
+    from nasbench_cli.harness.trial import run_trial
+
+    record = run_trial("ptb", "hb", 0, 0, 300 * 3600.0)
+    traj = record["trajectory"]
+    return record, ptb.search.indices_of(traj["arch"]), traj["epochs"]
+
+
+@pytest.mark.parametrize("objectives", [("logppl", "params"), ("logppl", "params", "epoch_s"), ("logppl", "flops")])
+def test_incremental_hv_regret_equals_a_naive_recompute(ptb, hb_jobs, objectives):
+    _, rows, reached = hb_jobs
+    space = objective_space(ptb, objectives)
+    fast = front_trajectory(ptb, space, rows, reached)["regret"]
+    slow = naive_curve(ptb, space, rows, reached)
+    assert len(fast) == len(slow)
+    for a, b in zip(fast, slow):
+        assert (a is None and b is None) or a == pytest.approx(b, abs=1e-12)
+    assert all(r is None or r >= 0 for r in fast)
+    assert fast[-1] < fast[next(k for k, r in enumerate(fast) if r is not None)]      # it improves
+
+
+def test_a_vacuous_constraint_gives_the_unconstrained_trajectory(ptb, hb_jobs):
+    record, rows, reached = hb_jobs
+    space = objective_space(ptb, ("logppl",), parse_constraints(["params<=1e12"], "ptb"))
+    out = front_trajectory(ptb, space, rows, reached)
+    assert out["regret"] == record["trajectory"]["regret"]
+    assert out["l_star"] == ptb.l_star
+
+
+def test_constrained_regret_is_against_the_best_feasible_architecture(ptb):
+    from nasbench_cli.harness.trial import run_trial
+
+    record = run_trial("ptb", "rs50e", 0, 0, 1000 * 3600.0, constraints=["params<=7e6"])
+    params = ptb.search.num_params
+    feasible = params <= 7e6
+    best = np.where(np.isfinite(ptb.test_loss), ptb.test_loss, np.inf)[feasible].min()
+    assert record["l_star"] == best > ptb.l_star
+    assert params[ptb.search.index_of(record["benchmark_best_arch"])] <= 7e6
+    traj = record["trajectory"]
+    for inc, epoch, regret in zip(traj["incumbent"], traj["incumbent_epoch"], traj["regret"]):
+        if inc is not None:
+            row = ptb.search.index_of(inc)
+            assert params[row] <= 7e6                                  # infeasible finds never count
+            assert regret == ptb.test_loss[row, epoch - 1] - best
+
+
+# -- FLOPs against torch's own counter -----------------------------------------------------------------------
+
+def test_cell_flops_match_torch_flop_counter(ptb):
+    torch = pytest.importorskip("torch")
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from benchmarks.cells.baseline_cells import BASELINES
+    from benchmarks.cells.flops import cell_flops
+    from benchmarks.proxies.network import RecipeLanguageModel
+
+    rng = np.random.default_rng(0)
+    recipes = [ptb.search.recipe(int(r)) for r in rng.choice(ptb.search.n, 30, replace=False)]
+    recipes += [build() for build, _ in BASELINES.values()]     # rnn, lstm, gru as the release writes them
+    assert len(recipes) == 33
+    steps = 3
+    for recipe in recipes:
+        model = RecipeLanguageModel(recipe, vocab_size=20)
+        with FlopCounterMode(display=False) as counter, torch.no_grad():
+            model(torch.zeros(steps, 1, 400))
+        assert counter.get_total_flops() == steps * cell_flops(recipe)
+
+
+# -- the command line ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    (["--objectives", "logppl,foo"], "unknown objective 'foo'"),
+    (["--objectives", "logppl,glue"], "has no objective 'glue'"),
+    (["--objectives", "params"], "--constraint"),
+    (["--objectives", "params,flops"], "must include 'logppl'"),
+    (["--objectives", "logppl,params,flops,epoch_s"], "two or three"),
+    (["--constraint", "params=<3"], "malformed constraint"),
+    (["--constraint", "params<=abc"], "is not a number"),
+    (["--constraint", "params<=1"], "loosen the constraint"),
+    (["--constraint", "params<=inf"], "finite"),
+])
+def test_bad_objectives_and_constraints_are_one_line(tmp_path, args, words):
+    run = cli("run", "--algo", "rs50e", "--trials", "1", "--out", tmp_path, *args)
+    assert run.returncode == 2 and words in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_multi_objective_algorithm_needs_objectives(tmp_path):
+    run = cli("run", "--algo", "mo-re", "--trials", "1", "--out", tmp_path)
+    assert run.returncode == 2 and "multi-objective algorithm" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.fixture(scope="module")
+def mo_results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("mo")
+    for workers in (1, 4):
+        run = cli("run", "--algo", "mo-rs,mo-asha,mo-re,nsga2,motpe", "--objectives", "logppl,params", "--trials", "2",
+                  "--budget-hours", "100", "--workers", workers, "--jobs", "2", "--out", out)
+        assert run.returncode == 0, run.stderr
+    return out
+
+
+def test_every_multi_objective_algorithm_runs_and_records_its_front(mo_results, ptb):
+    labels = sorted(p.name for p in (mo_results / "ptb").iterdir() if p.is_dir())
+    assert labels == sorted(["mo-rs", "mo-asha", "mo-re", "nsga2", "motpe",
+                             "mo-rs@4w", "mo-asha@4w", "mo-re@4w", "nsga2@4w", "motpe@4w"])
+    space = objective_space(ptb, ("logppl", "params"))
+    for path in (mo_results / "ptb").glob("*/trial-*.json"):
+        record = json.loads(path.read_text())
+        assert record["objectives"] == ["logppl", "params"]
+        assert record["hv_space"]["true_hv"] == space.true_hv
+        assert record["front"], path
+        # anyone can recompute the final HV regret from the recorded front and hv_space
+        rows = ptb.search.indices_of([a for a, _ in record["front"]])
+        points = np.c_[ptb.test_loss[rows, [e - 1 for _, e in record["front"]]], ptb.search.num_params[rows]]
+        normalised = (points - record["hv_space"]["lower"]) / (np.array(record["hv_space"]["upper"]) -
+                                                               record["hv_space"]["lower"])
+        expected = record["hv_space"]["true_hv"] - hypervolume(normalised, record["hv_space"]["reference"])
+        assert record["final_regret"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_multi_objective_results_do_not_depend_on_jobs(mo_results, tmp_path):
+    run = cli("run", "--algo", "mo-asha,nsga2", "--objectives", "logppl,params", "--trials", "2",
+              "--budget-hours", "100", "--workers", "4", "--jobs", "1", "--out", tmp_path)
+    assert run.returncode == 0, run.stderr
+    for label in ("mo-asha@4w", "nsga2@4w"):
+        for k in range(2):
+            a = json.loads((mo_results / "ptb" / label / f"trial-{k}.json").read_text())
+            b = json.loads((tmp_path / "ptb" / label / f"trial-{k}.json").read_text())
+            assert a["trajectory"] == b["trajectory"] and a["front"] == b["front"]
+
+
+def test_report_plot_and_export_speak_hypervolume(mo_results, tmp_path):
+    report = cli("report", mo_results, "--json")
+    assert report.returncode == 0, report.stderr
+    bench = json.loads(report.stdout)["benchmarks"]["ptb"]
+    assert bench["objectives"] == ["logppl", "params"] and bench["hv_space"]["true_front_size"] == 6
+    text = cli("report", mo_results)
+    assert "hypervolume regret on logppl,params" in text.stdout
+    plot = cli("plot", mo_results, "--out", tmp_path / "fig", "--format", "png")
+    assert plot.returncode == 0, plot.stderr
+    assert (tmp_path / "fig" / "ptb-fronts.png").is_file()
+
+
+def test_an_edited_multi_objective_file_is_refused(mo_results, tmp_path):
+    import shutil
+
+    root = tmp_path / "r"
+    shutil.copytree(mo_results, root)
+    path = root / "ptb" / "mo-rs" / "trial-0.json"
+    record = json.loads(path.read_text())
+    record["trajectory"]["regret"] = [None if r is None else r * 0.5 for r in record["trajectory"]["regret"]]
+    record["final_regret"] = record["trajectory"]["regret"][-1]
+    path.write_text(json.dumps(record))
+    run = cli("report", root)
+    assert run.returncode == 2 and "edited" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_single_and_multi_objective_results_are_not_mixed(mo_results, tmp_path):
+    import shutil
+
+    root = tmp_path / "r"
+    shutil.copytree(mo_results, root)
+    run = cli("run", "--algo", "rs50e", "--trials", "1", "--budget-hours", "20", "--out", root)
+    assert run.returncode == 0, run.stderr
+    report = cli("report", root)
+    assert report.returncode == 2 and "different objectives" in report.stderr
+
+
+def test_observations_carry_the_objectives_and_inputs_the_known_ones(ptb):
+    from benchmarks.core.environment import Environment
+    from nasbench_cli.harness.simulator import run_on
+    from optimizers.base import Algorithm, Job
+
+    seen = {}
+
+    class Probe(Algorithm):
+        name = "probe"
+
+        def start(self, inputs):
+            seen["known"] = inputs.known_objectives
+            seen["objectives"] = inputs.objectives
+            self._rows = iter([5, 6])
+
+        def ask(self):
+            row = next(self._rows, None)
+            return None if row is None else Job(row, 3)
+
+        def tell(self, job, observation):
+            seen[job.arch] = observation.objectives
+
+    env = Environment(ptb.search, 1e9, ("logppl", "params", "epoch_s"))
+    run_on(env, Probe(), 0, objectives=("logppl", "params", "epoch_s"))
+    assert seen["objectives"] == ("logppl", "params", "epoch_s")
+    assert np.array_equal(seen["known"][:, 1], ptb.search.num_params) and np.isnan(seen["known"][:, [0, 2]]).all()
+    assert not seen["known"].flags.writeable
+    assert seen[5]["logppl"] == ptb.search.val_loss[5, 2] and seen[5]["params"] == ptb.search.num_params[5]
