@@ -51,7 +51,7 @@ def make_environment(benchmark, budget_hours: float | None = None) -> Environmen
     simulated hours (default: the benchmark's, as `nasbench run`): `env.train(row, epochs)` returns an Observation and charges the recorded wall time
     of the epochs it continues; `env.history` is the trajectory."""
     if budget_hours is None:
-        budget_hours = get_spec(benchmark.name).default_budget_hours
+        budget_hours = get_spec(benchmark.name).default_budget
     return Environment(benchmark.search, float(budget_hours) * 3600.0)
 
 
@@ -113,7 +113,7 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed and seed + trials - 1 < 2**32):
         raise UserError(f"run() needs an integer seed with 0 <= seed and seed + trials - 1 < 2**32, got {seed!r}")
     if budget_hours is None:
-        budget_hours = get_spec(bench.name).default_budget_hours
+        budget_hours = get_spec(bench.name).default_budget
     if not (isinstance(budget_hours, (int, float)) and math.isfinite(budget_hours) and budget_hours > 0):
         raise UserError(f"run() needs a finite budget_hours > 0, got {budget_hours!r}")
     label = check_label(label) if label else run_label(name, workers)

@@ -52,6 +52,8 @@ ALGORITHMS = {
                 ("optimizers.multi_objective:MOASHA",)),
     "mo-re": ("multi-objective regularized evolution (MOREA): non-dominated tournaments; needs --objectives",
               ("optimizers.multi_objective:MORegularizedEvolution", "optimizers.multi_objective:SpaceMORegularizedEvolution")),
+    "parego": ("ParEGO: bagged-XGBoost BO (as bo) on a random Chebyshev scalarisation drawn at each refit; needs --objectives",
+               ("optimizers.multi_objective:ParEGO", "optimizers.multi_objective:SpaceParEGO")),
     "nsga2": ("Optuna NSGA-II over the native space, snapped (extra: libs); needs --objectives",
               ("optimizers.optuna_multi_objective:NSGA2",)),
     "motpe": ("Optuna multi-objective TPE over the native space, snapped (extra: libs); needs --objectives",
@@ -64,7 +66,7 @@ PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac
 PROXY_ALGORITHMS = ("prs", "phb")
 LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
 SPACE_ALGORITHMS = ("rs", "bo", "re", "tpe", "smac")     # --algo all on a benchmark searched in its native space
-MULTI_OBJECTIVE_ALGORITHMS = ("mo-rs", "mo-asha", "mo-re", "nsga2", "motpe")   # --algo mo (those a benchmark fits)
+MULTI_OBJECTIVE_ALGORITHMS = ("mo-rs", "mo-asha", "mo-re", "parego", "nsga2", "motpe")   # --algo mo (those a benchmark fits)
 
 
 def available() -> list[str]:

@@ -192,7 +192,7 @@ def test_a_multi_objective_algorithm_needs_objectives(tmp_path):
 def mo_results(tmp_path_factory):
     out = tmp_path_factory.mktemp("mo")
     for workers in (1, 4):
-        run = cli("run", "--algo", "mo-rs,mo-asha,mo-re,nsga2,motpe", "--objectives", "logppl,params", "--trials", "2",
+        run = cli("run", "--algo", "mo", "--objectives", "logppl,params", "--trials", "2",
                   "--budget-hours", "100", "--workers", workers, "--jobs", "2", "--out", out)
         assert run.returncode == 0, run.stderr
     return out
@@ -200,8 +200,8 @@ def mo_results(tmp_path_factory):
 
 def test_every_multi_objective_algorithm_runs_and_records_its_front(mo_results, ptb):
     labels = sorted(p.name for p in (mo_results / "ptb").iterdir() if p.is_dir())
-    assert labels == sorted(["mo-rs", "mo-asha", "mo-re", "nsga2", "motpe",
-                             "mo-rs@4w", "mo-asha@4w", "mo-re@4w", "nsga2@4w", "motpe@4w"])
+    names = ["mo-rs", "mo-asha", "mo-re", "parego", "nsga2", "motpe"]
+    assert labels == sorted(names + [f"{n}@4w" for n in names])
     space = objective_space(ptb, ("logppl", "params"))
     for path in (mo_results / "ptb").glob("*/trial-*.json"):
         record = json.loads(path.read_text())
@@ -293,3 +293,34 @@ def test_observations_carry_the_objectives_and_inputs_the_known_ones(ptb):
     assert np.array_equal(seen["known"][:, 1], ptb.search.num_params) and np.isnan(seen["known"][:, [0, 2]]).all()
     assert not seen["known"].flags.writeable
     assert seen[5]["logppl"] == ptb.search.val_loss[5, 2] and seen[5]["params"] == ptb.search.num_params[5]
+
+
+def test_known_constraints_steer_new_architectures_and_infeasible_finds_do_not_count(ptb):
+    from nasbench_cli.harness.trial import run_trial
+
+    record = run_trial("ptb", "mo-rs", 0, 0, 300 * 3600.0, objectives=("logppl", "params"),
+                       constraints=["params<=8e6"])
+    rows = ptb.search.indices_of(record["trajectory"]["arch"])
+    assert (ptb.search.num_params[rows] <= 8e6).all()               # drawn among feasible ones only
+    assert all(ptb.search.num_params[ptb.search.index_of(a)] <= 8e6 for a, _ in record["front"])
+    hb = run_trial("ptb", "hb", 0, 0, 300 * 3600.0, objectives=("logppl", "params"), constraints=["params<=8e6"])
+    assert any(ptb.search.num_params[r] > 8e6 for r in ptb.search.indices_of(hb["trajectory"]["arch"]))
+    assert all(ptb.search.num_params[ptb.search.index_of(a)] <= 8e6 for a, _ in hb["front"])
+
+
+def test_parego_draws_a_new_scalarisation_at_each_refit(ptb):
+    from benchmarks.core.environment import Environment
+    from nasbench_cli.harness.simulator import run_on
+    from optimizers.multi_objective import chebyshev
+    from optimizers.registry import make_algorithm
+
+    algorithm = make_algorithm("parego", None, "ptb")
+    env = Environment(ptb.search, 150 * 3600.0, ("logppl", "params"))
+    from benchmarks.core.features import features
+
+    run_on(env, algorithm, 3, features(ptb, "shipped-10d"), objectives=("logppl", "params"))
+    weights = np.array(algorithm.weights)
+    assert len(weights) >= 2 and np.allclose(weights.sum(axis=1), 1) and (weights >= 0).all()
+    assert len({tuple(w) for w in weights.round(12)}) == len(weights)
+    v = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
+    assert np.allclose(chebyshev(v, np.array([0.5, 0.5])), [0.5 + 0.025, 0.5 + 0.025, 0.25 + 0.025])

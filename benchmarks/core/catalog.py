@@ -9,7 +9,7 @@ class BenchmarkSpec:
     logs: str                   # path of the logs zip inside the data folder
     features_csv: str | None    # path of the shipped graph2vec features, if any
     max_epochs: int = 50
-    default_budget_hours: float = 1000.0   # `nasbench run`'s default simulated budget per trial
+    default_budget: float = 1000.0   # `nasbench run`'s default budget per trial, in clock units (hours or evaluations)
     feature_stand_ins: tuple = ()          # (kind, kind used instead) where the release ships no file
     single_fidelity: bool = False          # one evaluation per architecture (no epochs to stop early)
     objective: str = "log-perplexity"      # what the regret is measured in
@@ -17,11 +17,30 @@ class BenchmarkSpec:
     offers: frozenset = frozenset()        # what the benchmark offers algorithms (benchmarks.core.space.OFFERS)
     encoding_kind: str = "encoding"        # the feature kind of its search space's own encoding
     objectives: tuple = ("logppl", "params", "flops", "epoch_s")   # benchmarks.core.objectives; the loss first
+    clock: str = "hours"                   # what the simulated clock counts: "hours" (recorded training
+    #                                        seconds) or "evaluations" (no training time recorded: 1 per evaluation)
+
+    @property
+    def clock_unit_s(self) -> float:
+        """Clock seconds per displayed unit: 3600 (hours of recorded training time), or 1 (one evaluation)."""
+        return 1.0 if self.clock == "evaluations" else 3600.0
+
+    @property
+    def clock_label(self) -> str:
+        """The x-axis and budget wording: 'simulated hours' or 'evaluations'."""
+        return "evaluations" if self.clock == "evaluations" else "simulated hours"
+
+    @property
+    def clock_short(self) -> str:
+        """The unit suffix in tables and --at grids: 'h' or 'evals'."""
+        return "evals" if self.clock == "evaluations" else "h"
 
 
 CELL_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace", "epochs",
                          "graph2vec", "proxies"})
 FLEXIBERT_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace"})
+GPT_OFFERS = FLEXIBERT_OFFERS
+GPT_OBJECTIVES = ("perplexity", "params", "flops", "memory")
 
 # Default budgets: on ptb the paper's 1000 h (3% of the 31,749 h it takes to train the whole table); on
 # wt2 200 h, 10% of its 1,985 h (35 cells trained to 50 epochs): 3% would be 11 such cells, too few
@@ -34,13 +53,35 @@ BENCHMARKS = {
                          encoding_kind="cell-encoding"),
     "wt2": BenchmarkSpec("wt2", ("NAS-Bench-NLP on WikiText-2: 345 logs of 344 cells, 50 epochs; default budget 200 h; "
                          "the 10-d algorithms read our g2v-10d (no shipped features)"),
-                         "train_logs_wikitext-2/logs.zip", None, default_budget_hours=200.0,
+                         "train_logs_wikitext-2/logs.zip", None, default_budget=200.0,
                          feature_stand_ins=(("shipped-10d", "g2v-10d"),), offers=CELL_OFFERS,
                          encoding_kind="cell-encoding"),
     "bert": BenchmarkSpec("bert", "NAS-Bench-BERT: 500 FlexiBERT transformers, GLUE average maximised; single "
                           "fidelity (one evaluation = time_to_train, no epochs); default budget 36 h (50 mean "
                           "evaluations)", "BERT_benchmark.json", None, max_epochs=1,
-                          default_budget_hours=36.0, single_fidelity=True, objective="GLUE points",
+                          default_budget=36.0, single_fidelity=True, objective="GLUE points",
                           loader="benchmarks.flexibert.table", offers=FLEXIBERT_OFFERS,
                           encoding_kind="bert-encoding", objectives=("glue", "params", "train_s")),
+    # HW-GPT-Bench (budgets in evaluations: no training time is recorded). Defaults: 100 supernet evaluations
+    # on s and m (1% and 2% of their tables: a day of one GPU at HW-GPT-Bench's evaluation cost, and enough
+    # for the model-based searchers to leave their initial designs), 50 on l (12% of its 429, as bert's 50
+    # of 500).
+    "gpt-s": BenchmarkSpec("gpt-s", "HW-GPT-Bench space s: 10,000 GPT-2-style decoders (embed 192-768, 10-12 layers), "
+                           "supernet perplexity on OpenWebText; budget in evaluations (default 100)",
+                           "gpt_s_observations.jsonl", None, max_epochs=1, default_budget=100,
+                           single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
+                           offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
+                           clock="evaluations"),
+    "gpt-m": BenchmarkSpec("gpt-m", "HW-GPT-Bench space m: 5,245 GPT-2-style decoders (embed 256-1024, 22-24 layers), "
+                           "supernet perplexity on OpenWebText; budget in evaluations (default 100)",
+                           "gpt_m_observations.jsonl", None, max_epochs=1, default_budget=100,
+                           single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
+                           offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
+                           clock="evaluations"),
+    "gpt-l": BenchmarkSpec("gpt-l", "HW-GPT-Bench space l: 429 GPT-2-style decoders (embed 320-1280, 34-36 layers), "
+                           "supernet perplexity on OpenWebText; budget in evaluations (default 50)",
+                           "gpt_l_observations.jsonl", None, max_epochs=1, default_budget=50,
+                           single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
+                           offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
+                           clock="evaluations"),
 }

@@ -23,8 +23,9 @@ FEATURE_KINDS = {
     "g2v-50d": "our 50-d graph2vec: Weisfeiler-Lehman words of the cell, PV-DBOW doc2vec, seed 0",
     "bert-encoding": "the 38-number 0/1 FlexiBERT encoding (benchmarks.flexibert.space; bert only)",
     "cell-encoding": "the 80-number count encoding of a recurrent cell (benchmarks.cells.space; ptb, wt2)",
+    "gpt-encoding": "the per-choice encoding of a GPT-2-style decoder (benchmarks.gpt.space; gpt-s, gpt-m, gpt-l)",
 }
-ENCODING_KINDS = ("bert-encoding", "cell-encoding")   # a search space's own encoding (benchmarks.core.space)
+ENCODING_KINDS = ("bert-encoding", "cell-encoding", "gpt-encoding")   # a search space's own encoding (benchmarks.core.space)
 G2V_DIMS = {"g2v-10d": 10, "g2v-50d": 50}
 DEFAULT_SEED = 0
 

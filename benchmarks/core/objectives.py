@@ -30,13 +30,18 @@ OBJECTIVES = {
     "logppl": Objective("logppl", "log-perplexity", False, False,
                         "log-perplexity (validation for the searcher, test for scoring), per epoch"),
     "params": Objective("params", "parameters", False, True, "trainable parameters, as recorded in the logs"),
-    "flops": Objective("flops", "FLOPs per token", False, True,
-                       "FLOPs per token of the three stacked cells' forward pass (benchmarks.cells.flops)"),
+    "flops": Objective("flops", "FLOPs", False, True,
+                       "cells: FLOPs per token of the three stacked cells' forward pass (benchmarks.cells.flops); "
+                       "gpt: FLOPs of the forward pass of one 1,024-token sequence (benchmarks.gpt.sizes)"),
     "epoch_s": Objective("epoch_s", "seconds per epoch", False, False,
                          "mean recorded wall time per epoch over the architecture's log (revealed by its first "
                          "trained epoch)"),
     "glue": Objective("glue", "GLUE points", True, False, "GLUE average (its one recorded evaluation)"),
     "train_s": Objective("train_s", "seconds", False, False, "recorded time_to_train (revealed by the evaluation)"),
+    "perplexity": Objective("perplexity", "perplexity", False, False,
+                            "supernet perplexity on OpenWebText (HW-GPT-Bench; its one evaluation)"),
+    "memory": Objective("memory", "bytes", False, True,
+                        "fp16 weights plus the key/value cache of one 1,024-token sequence (benchmarks.gpt.sizes)"),
 }
 
 
@@ -81,6 +86,13 @@ def architecture_values(search, name: str) -> np.ndarray:
         return cached[1]
     if name == "params":
         values = search.num_params.astype(np.float64)
+    elif name in ("flops", "memory") and search.name.startswith("gpt-"):
+        from benchmarks.gpt import sizes
+        from benchmarks.gpt.table import supernet_config
+        from benchmarks.core.space import architectures
+
+        config, count = supernet_config(search), getattr(sizes, name)
+        values = np.array([float(count(arch, config)) for arch in architectures(search)])
     elif name == "flops":
         from benchmarks.cells.flops import cell_flops
 

@@ -123,7 +123,11 @@ def hyperopt_space(choices: list[Choice]) -> dict:
             branch = {parent.name: value}
             for child in choices:
                 if child.parent == parent.name and value in child.active_for:
-                    branch[child.name] = hp.choice(child.name, list(child.values))
+                    # hyperopt needs one label per node: a choice active under several parent values
+                    # (layer 11 of a 10-12 layer space) gets one per branch; a choice active under one
+                    # keeps its plain name
+                    label = child.name if len(child.active_for) == 1 else f"{child.name}|{parent.name}={value}"
+                    branch[child.name] = hp.choice(label, list(child.values))
             branches.append(branch)
         base[f"~{parent.name}"] = hp.choice(parent.name, branches)
     return base

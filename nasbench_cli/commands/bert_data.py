@@ -31,7 +31,7 @@ def bert_summary(benchmark) -> dict:
         "time_to_train_s": {"mean": float(seconds.mean()), "median": float(np.median(seconds)),
                             "min": float(seconds.min()), "max": float(seconds.max()),
                             "total_hours": float(seconds.sum() / 3600)},
-        "default_budget_hours": get_spec("bert").default_budget_hours,
+        "default_budget": get_spec("bert").default_budget,
         "data_dir": str(benchmark.data_dir), "source": str(benchmark.source),
         "checksum_sha256": benchmark.checksum,
     }
@@ -49,7 +49,7 @@ def print_bert_summary(s: dict) -> None:
                f"{s['median_glue']:.4f}, worst {s['worst_glue']:.4f} points")
     click.echo(f"time_to_train    mean {t['mean']:.0f} s, median {t['median']:.0f} s, {t['min']:.0f}-{t['max']:.0f} s; "
                f"all 500: {t['total_hours']:.1f} h")
-    click.echo(f"default budget   {s['default_budget_hours']:g} h (about 50 evaluations of mean cost)")
+    click.echo(f"default budget   {s['default_budget']:g} h (about 50 evaluations of mean cost)")
     click.echo(f"source           {s['source']}")
     click.echo(f"sha256           {s['checksum_sha256']}")
 

@@ -59,6 +59,14 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
             raise UserError("--verify checks the NAS-Bench-NLP packed cache; bert is read from its JSON each time")
         echo_json(bert_summary(benchmark)) if as_json else print_bert_summary(bert_summary(benchmark))
         return
+    if benchmark_name.startswith("gpt-"):
+        from nasbench_cli.commands.gpt_data import gpt_summary, print_gpt_summary
+
+        if verify:        # the gpt cache is keyed by the files' sha256, recomputed at every load
+            raise UserError(f"--verify checks the NAS-Bench-NLP packed cache; {benchmark_name}'s cache is keyed by "
+                            "the files' sha256, checked at every load")
+        echo_json(gpt_summary(benchmark)) if as_json else print_gpt_summary(gpt_summary(benchmark))
+        return
     summary = benchmark_summary(benchmark)
     if verify:
         from benchmarks.cells.packed_cache import checksum

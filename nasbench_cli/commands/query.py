@@ -115,6 +115,8 @@ def query(benchmark_name, arch_id, recipe_text, epochs, front, objectives_text, 
     benchmark = load_benchmark(benchmark_name, data_dir)
     if benchmark_name == "bert":
         return _query_bert(benchmark, arch_id, recipe_text, epochs, as_json)
+    if benchmark_name.startswith("gpt-"):
+        return _query_gpt(benchmark, arch_id, recipe_text, epochs, as_json)
     if recipe_text is not None:
         from benchmarks.cells.canonical import lookup_all, lookup_recipe
 
@@ -171,6 +173,26 @@ def _query_front(benchmark, objectives_text, constraint_texts, as_json):
     click.echo(f"{'id':>9} {'epoch':>5} " + " ".join(f"{n + ' (' + result['units'][n] + ')':>26}" for n in names))
     for row in result["front"]:
         click.echo(f"{row['recepie_id']:>9} {row['epoch']:>5} " + " ".join(f"{row[n]:>26.6g}" for n in names))
+
+
+def _query_gpt(benchmark, arch_id, recipe_text, epochs, as_json):
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.commands.gpt_data import find_gpt, gpt_record, print_gpt_record
+
+    if epochs not in (None, 1):
+        raise UserError(f"{benchmark.name} has no epochs (one evaluation per architecture): leave out --epochs")
+    nearest = None
+    if recipe_text is not None:
+        row, nearest = find_gpt(benchmark, recipe_text)
+    else:
+        row = benchmark.search.index_of(arch_id)
+    record = gpt_record(benchmark, row)
+    if nearest is not None:           # not evaluated: the nearest evaluated one, and how far
+        record = {"found": False, "nearest": {"id": nearest["id"], "distance": nearest["distance"]},
+                  "asked": nearest["arch"], **record}
+    echo_json(record) if as_json else print_gpt_record(record)
+    if nearest is not None:
+        raise click.exceptions.Exit(1)
 
 
 def _query_bert(benchmark, arch_id, recipe_text, epochs, as_json):

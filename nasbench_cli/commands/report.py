@@ -12,8 +12,9 @@ from nasbench_cli.commands.options import echo_json, json_option
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @click.option("--wide", is_flag=True, help="Every column on the terminal (about 135 characters; default fits 100).")
 @json_option
-@click.option("--at", "at_text", default=None, metavar="HOURS",
-              help="Also report at these simulated times, e.g. 10h,100h (the results as they stood then).")
+@click.option("--at", "at_text", default=None, metavar="TIMES",
+              help="Also report at these points of the benchmark's clock, e.g. 10h,100h (gpt-*: evaluations, "
+                   "e.g. 25,50): the results as they stood then.")
 def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, at_text=None):
     """Compare algorithms by final regret, per benchmark, from the trial files of `nasbench run`.
 
@@ -37,7 +38,10 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, 
 
     hours = parse_hours(at_text) if at_text else []
     data = build_report(results)
-    at = {f"{h:g}h": build_report(results_at(results, h * 3600.0)) for h in hours}
+    from nasbench_cli.results.aggregate import clock_short
+
+    suffix = clock_short(results.benchmarks[0]) if results.benchmarks else "h"
+    at = {f"{h:g}{suffix}": build_report(results_at(results, at=h)) for h in hours}
     if as_json:
         echo_json({**data, "at": at} if at else data)
         return

@@ -105,6 +105,9 @@ def summarize(paths) -> dict:
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=None, callback=finite,
               help="Simulated wall-clock budget per trial, in hours (with one worker: training time) "
                    "[default: the benchmark's: ptb 1000, wt2 200 (10% of the time to train its table), bert 36 (50 evaluations at the mean cost)].")
+@click.option("--budget-evals", type=click.IntRange(1, 10**9), default=None, metavar="N",
+              help="Evaluations per trial, on benchmarks that record no training time (gpt-s, gpt-m, gpt-l: "
+                   "their clock counts evaluations) [default: gpt-s and gpt-m 100, gpt-l 50].")
 @click.option("--budget", "budget_kind", type=click.Choice(["hours", "release"]), default="hours", show_default=True,
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
@@ -143,7 +146,7 @@ def summarize(paths) -> dict:
                    "the constraint still run, their infeasible finds do not count.")
 @data_dir_option
 @json_option
-def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, backend, scheduler, workers, label, seed,
+def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_kind, jobs, backend, scheduler, workers, label, seed,
         out, set_items, overwrite, isolate, objectives_text, constraint_texts, data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
@@ -175,10 +178,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
             check_label(label)
         overrides = parse_overrides(set_items, algos, benchmark_name)
         max_jobs = None
-        if budget_hours is None:
-            from benchmarks.core.registry import get_spec
-
-            budget_hours = get_spec(benchmark_name).default_budget_hours
+        budget_hours = budget_in_clock_units(benchmark_name, budget_hours, budget_evals)
         if budget_kind == "release":
             max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
         objectives, constraints = scoring_problem(benchmark_name, objectives_text or (), constraint_texts)
@@ -194,6 +194,24 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_kind, jobs, back
                         objectives, constraints)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def budget_in_clock_units(benchmark_name: str, budget_hours, budget_evals) -> float:
+    """The budget per trial in the benchmark's clock units (hours, or evaluations); UserError (one
+    line) for the other kind of budget than the benchmark's clock counts."""
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.registry import get_spec
+
+    spec = get_spec(benchmark_name)
+    if spec.clock == "evaluations":
+        if budget_hours is not None:
+            raise UserError(f"{benchmark_name} records no training time: its budget is a number of evaluations "
+                            f"(--budget-evals N, default {spec.default_budget:g}), not --budget-hours")
+        return float(budget_evals if budget_evals is not None else spec.default_budget)
+    if budget_evals is not None:
+        raise UserError(f"{benchmark_name}'s clock is recorded training time: give --budget-hours "
+                        f"(default {spec.default_budget:g}), not --budget-evals")
+    return float(budget_hours if budget_hours is not None else spec.default_budget)
 
 
 def _release_budget(algos, trials, workers) -> tuple[dict, int, float]:
@@ -243,7 +261,10 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     from nasbench_cli.harness.trial import current_scores_checksum, run_label
     from optimizers.registry import algorithm_name
 
-    budget_s = budget_hours * 3600.0
+    from benchmarks.core.registry import get_spec
+
+    spec = get_spec(benchmark_name)
+    budget_s = budget_hours * spec.clock_unit_s
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
     todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
@@ -293,7 +314,8 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
-        echo_json({"benchmark": benchmark_name, "budget_hours": budget_hours, "workers": workers, "out": str(out),
+        budget_key = "budget_evaluations" if spec.clock == "evaluations" else "budget_hours"
+        echo_json({"benchmark": benchmark_name, budget_key: budget_hours, "workers": workers, "out": str(out),
                    "ran": len(todo) - len(errors), "skipped": len(done), "errors": errors,
                    "algorithms": {a: {k: (None if isinstance(v, float) and math.isnan(v) else v)
                                       for k, v in s.items()} for a, s in summary.items()}})
@@ -315,7 +337,8 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 used = s["table_used_up_hours"]
                 if used:
                     click.echo(f"note: {label}: {len(used)} of {s['trials']} trials started every architecture of "
-                               f"the table, after {sum(used) / len(used):.0f} simulated hours on average; the rest "
+                               f"the table, after {sum(used) / len(used) * 3600 / spec.clock_unit_s:.0f} "
+                               f"{spec.clock_label} on average; the rest "
                                "of the budget could only continue trained ones")
         for error in errors:
             click.echo(f"error: {error}", err=True)

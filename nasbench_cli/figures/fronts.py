@@ -75,8 +75,10 @@ def front_figure(benchmark_name: str, per_algo: dict):
     ax.set_xlabel(f"{x_obj.name} ({x_obj.unit}{', log scale' if ax.get_xscale() == 'log' else ''})")
     ax.set_ylabel(f"test {y_obj.name} ({y_obj.unit}, {'higher' if y_obj.maximise else 'lower'} is better)")
     projection = " (projection of three objectives)" if len(objectives) == 3 else ""
-    budgets = sorted({r["budget_s"] / 3600 for rs in per_algo.values() for r in rs})
+    from nasbench_cli.results.aggregate import clock_label, clock_unit_s
+
+    budgets = sorted({r["budget_s"] / clock_unit_s(benchmark_name) for rs in per_algo.values() for r in rs})
     ax.set_title(f"{_title(benchmark_name)}: final fronts{projection}\nmedian attainment surface over trials "
-                 f"after {', '.join(f'{b:g}' for b in budgets)} simulated hours")
+                 f"after {', '.join(f'{b:g}' for b in budgets)} {clock_label(benchmark_name)}")
     _legend(ax)
     return fig

@@ -60,8 +60,10 @@ _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
 _EXTRA_COLOURS = ("#7F7F7F", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")   # plugins: by name hash
 _EXTRA_DASHES = ("-", "--", "-.", (0, (1, 1.2)), (0, (5, 1.5, 1, 1.5)))
 
-BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2", "bert": "NAS-Bench-BERT, GLUE"}
-REGRET_MEANINGS = {"bert": "best GLUE of the 500 − GLUE (points)"}   # default: test log-perplexity − L*
+BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2", "bert": "NAS-Bench-BERT, GLUE",
+                    "gpt-s": "HW-GPT-Bench, space s", "gpt-m": "HW-GPT-Bench, space m", "gpt-l": "HW-GPT-Bench, space l"}
+REGRET_MEANINGS = {"bert": "best GLUE of the 500 − GLUE (points)",   # default: test log-perplexity − L*
+                   **{f"gpt-{s}": "perplexity − the table's lowest (supernet, OpenWebText)" for s in "sml"}}
 
 
 def regret_meaning(benchmark: str, per_algo: dict | None = None) -> str:
@@ -92,6 +94,13 @@ def algo_style(name: str) -> dict:
     if workers > 1:
         dash = _WORKER_DASHES.get(workers, _EXTRA_DASHES[workers % len(_EXTRA_DASHES)])
     return {"color": color, "linestyle": dash}
+
+
+def _time_axis(benchmark: str) -> str:
+    """The x-axis of time figures: simulated hours, or evaluations on a benchmark without training times."""
+    if aggregate.clock_unit_s(benchmark) == 1.0:
+        return "evaluations (log scale)"
+    return "simulated wall-clock time (hours, log scale)"
 
 
 def _title(benchmark: str) -> str:
@@ -170,7 +179,7 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
     """Mean regret over trials (present ones) vs simulated hours, with a 95% t-band, log-log."""
     import matplotlib.pyplot as plt
 
-    grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
+    grid_h = np.asarray(grid_s) / aggregate.clock_unit_s(benchmark)
     fig, ax = plt.subplots(figsize=FIGSIZE_IN)
     partial, means, lows = False, [], []
     for algo, records in per_algo.items():
@@ -184,7 +193,7 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_yscale("log")
     ax.set_xlim(grid_h[0], grid_h[-1])
     ax.set_ylim(*_regret_ylim(means, lows))
-    ax.set_xlabel("simulated wall-clock time (hours, log scale)")
+    ax.set_xlabel(_time_axis(benchmark))
     ax.set_ylabel(f"regret: {regret_meaning(benchmark, per_algo)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     banded = any(len(records) >= 2 for records in per_algo.values())
     subtitle = "mean over trials, shaded 95% t-interval" if banded else "one trial per algorithm (no interval)"
@@ -212,9 +221,9 @@ def cdf_figure(benchmark: str, per_algo: dict):
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel(f"final regret: {regret_meaning(benchmark, per_algo)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     ax.set_ylabel("fraction of trials with final regret ≤ x")
-    budgets = sorted({r["budget_s"] / aggregate.SECONDS_PER_HOUR for rs in per_algo.values() for r in rs})
+    budgets = sorted({r["budget_s"] / aggregate.clock_unit_s(benchmark) for rs in per_algo.values() for r in rs})
     budget = ", ".join(f"{b:g}" for b in budgets)
-    ax.set_title(f"{_title(benchmark)}: CDF of final regret\nafter {budget} simulated hours per trial")
+    ax.set_title(f"{_title(benchmark)}: CDF of final regret\nafter {budget} {aggregate.clock_label(benchmark)} per trial")
     _legend(ax)
     return fig
 
@@ -223,7 +232,7 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     """Mean rank among algorithms (1 = lowest regret) vs simulated hours."""
     import matplotlib.pyplot as plt
 
-    grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
+    grid_h = np.asarray(grid_s) / aggregate.clock_unit_s(benchmark)
     fig, ax = plt.subplots(figsize=FIGSIZE_IN)
     ranks = aggregate.mean_rank(per_algo, grid_s)
     drawn, partial = 0, False
@@ -240,7 +249,7 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_ylim(0.8, max(n_algos, 2) + 0.2)
     ax.set_yticks(range(1, max(n_algos, 2) + 1))
     ax.invert_yaxis()
-    ax.set_xlabel("simulated wall-clock time (hours, log scale)")
+    ax.set_xlabel(_time_axis(benchmark))
     ax.set_ylabel("mean rank among algorithms (1 = lowest regret)")
     ax.set_title(f"{_title(benchmark)}: mean rank over time\nranked per trial index, averaged over trials")
     if not drawn:
@@ -263,7 +272,7 @@ def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s):
     from nasbench_cli.results.files import split_label
 
     counts = sorted({_workers_of(records) for records in per_algo.values()})
-    grid_h = np.asarray(grid_s) / aggregate.SECONDS_PER_HOUR
+    grid_h = np.asarray(grid_s) / aggregate.clock_unit_s(benchmark)
     fig, axes = plt.subplots(1, len(counts), figsize=(3.6 * len(counts) + 1.4, 3.9), sharey=True, squeeze=False)
     means, lows = [], []
     for ax, count in zip(axes[0], counts):
@@ -281,7 +290,7 @@ def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s):
         ax.set_yscale("log")
         ax.set_xlim(grid_h[0], grid_h[-1])
         ax.set_title(f"{count} worker{'s' if count > 1 else ''}")
-        ax.set_xlabel("simulated wall-clock hours (log)")
+        ax.set_xlabel(_time_axis(benchmark))
     axes[0][0].set_ylim(*_regret_ylim(means, lows))
     axes[0][0].set_ylabel(f"regret (log; < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     handles = {}
@@ -302,20 +311,21 @@ def utilisation_figure(benchmark: str, per_algo: dict, grid_s):
     the mean over trials), one line per run label with more than one worker."""
     import matplotlib.pyplot as plt
 
-    end_h = max(float(r["budget_s"]) for rs in per_algo.values() for r in rs) / aggregate.SECONDS_PER_HOUR
+    unit = aggregate.clock_unit_s(benchmark)
+    end_h = max(float(r["budget_s"]) for rs in per_algo.values() for r in rs) / unit
     edges_h = np.linspace(0.0, end_h, UTILISATION_BINS + 1)
     centres_h = (edges_h[:-1] + edges_h[1:]) / 2
     fig, ax = plt.subplots(figsize=FIGSIZE_IN)
     for label, records in per_algo.items():
         if _workers_of(records) == 1:
             continue      # one worker is busy until its trial ends: nothing to see
-        shares = [aggregate.busy_share_binned(r, edges_h * aggregate.SECONDS_PER_HOUR) for r in records if "jobs" in r]
+        shares = [aggregate.busy_share_binned(r, edges_h * unit) for r in records if "jobs" in r]
         if shares:
             ax.plot(centres_h, np.mean(shares, axis=0), label=f"{label} (n={len(shares)})", **algo_style(label))
     ax.set_xlim(0, end_h)
     ax.set_ylim(-0.02, 1.05)
-    ax.set_xlabel("simulated wall-clock time (hours)")
-    ax.set_ylabel(f"share of workers busy\n(mean per {end_h / UTILISATION_BINS:g} h bin, over trials)")
+    ax.set_xlabel(_time_axis(benchmark).replace(", log scale", ""))
+    ax.set_ylabel(f"share of workers busy\n(mean per {end_h / UTILISATION_BINS:g} {aggregate.clock_short(benchmark)} bin, over trials)")
     ax.set_title(f"{_title(benchmark)}: worker utilisation\n"
                  "idle: waiting for results (a rung to finish, RE's first population) or nothing left to start")
     _legend(ax)

@@ -1,7 +1,8 @@
 """Result records as tidy pandas tables (`nasbench export`, `nasbench.load_results`).
 
 Columns are listed in docs/result-format.md ("Exported tables"); times are simulated seconds
-(`time_s`) and hours (`time_h`), regrets are test log-perplexity - L*.
+(`time_s`) and hours (`time_h`), regrets are test log-perplexity - L*. On gpt-* the clock counts
+evaluations: `time_s` (and `budget_s`) hold evaluations, `time_h` and `budget_h` are NaN.
 """
 import json
 import math
@@ -27,6 +28,12 @@ def _pandas():
     return pandas
 
 
+def clock_unit_s(benchmark: str) -> float:
+    from nasbench_cli.results.aggregate import clock_unit_s as unit
+
+    return unit(benchmark)
+
+
 def _records(results):
     for bench, runs in results.runs.items():
         for label, records in runs.items():
@@ -46,11 +53,12 @@ def long_table(results, at_hours=None):
     rows = []
     for label, record in _records(results):
         ids, traj = _ids(label, record), record["trajectory"]
+        hour = 3600.0 if clock_unit_s(record["benchmark"]) == 3600.0 else math.nan   # evaluation clocks: no hours
         jobs = record.get("jobs") or {}
         n = len(traj["time_s"])
         if at_hours is None:
             for k in range(n):
-                rows.append({**ids, "job": k, "time_s": traj["time_s"][k], "time_h": traj["time_s"][k] / 3600.0,
+                rows.append({**ids, "job": k, "time_s": traj["time_s"][k], "time_h": traj["time_s"][k] / hour,
                              "regret": traj["regret"][k], "incumbent": traj["incumbent"][k],
                              "incumbent_epoch": traj["incumbent_epoch"][k], "arch": traj["arch"][k],
                              "epochs": traj["epochs"][k],
@@ -58,11 +66,11 @@ def long_table(results, at_hours=None):
                                 for key in ("start_s", "worker", "from_epoch", "overhead_s")}})
             continue
         for hours in at_hours:
-            t = hours * 3600.0
+            t = hours * clock_unit_s(record["benchmark"])
             done = sum(1 for x in traj["time_s"] if x <= t)
             last = done - 1
             beyond = t > record["budget_s"]
-            rows.append({**ids, "time_h": float(hours), "time_s": t,
+            rows.append({**ids, "time_h": t / hour, "time_s": t,
                          "regret": math.nan if beyond or last < 0 or traj["regret"][last] is None
                          else traj["regret"][last],
                          "incumbent": None if beyond or last < 0 else traj["incumbent"][last],
@@ -82,7 +90,8 @@ def trials_table(results):
         traj = record["trajectory"]
         final = traj["incumbent"][-1] if traj["incumbent"] else None
         source = record.get("algorithm_source") or {}
-        rows.append({**_ids(label, record), "budget_h": record["budget_s"] / 3600.0,
+        hour = 3600.0 if clock_unit_s(record["benchmark"]) == 3600.0 else math.nan
+        rows.append({**_ids(label, record), "budget_h": record["budget_s"] / hour,
                      "final_regret": math.nan if record["final_regret"] is None else record["final_regret"],
                      "final_incumbent": final,
                      "final_incumbent_epoch": traj["incumbent_epoch"][-1] if traj["incumbent_epoch"] else None,

@@ -58,15 +58,16 @@ def algo_row(records) -> dict:
     best_share = float(np.mean([bool(r["trajectory"]["incumbent"]) and
                                 r["trajectory"]["incumbent"][-1] == r["benchmark_best_arch"] for r in records]))
     reach = {}
+    unit = aggregate.clock_unit_s(records[0]["benchmark"])
     for threshold in THRESHOLDS:
         times = [aggregate.time_to_reach_s(r, threshold) for r in records]
-        hit = [t / aggregate.SECONDS_PER_HOUR for t in times if t is not None]
+        hit = [t / unit for t in times if t is not None]
         reach[f"{threshold:g}"] = {"mean_hours": float(np.mean(hit)) if hit else math.nan,
                                    "share": len(hit) / len(records)}
     return {
         "trials": len(records),
         "no_incumbent": int(np.sum(~np.isfinite(finals))),
-        "budget_hours": sorted({r["budget_s"] / aggregate.SECONDS_PER_HOUR for r in records}),
+        "budget_hours": sorted({r["budget_s"] / unit for r in records}),     # in the clock's units
         "settings_hash": records[0]["settings_hash"],
         "mean_final_regret": mean, "ci95_low": low, "ci95_high": high,
         "median_final_regret": float(np.median(finite)) if len(finite) else math.nan,
@@ -80,7 +81,8 @@ def algo_row(records) -> dict:
 
 def _used_up(records) -> dict | None:
     """{trials, mean_hours}: the trials that started every architecture of the table, and when."""
-    hours = [r["table_used_up_s"] / aggregate.SECONDS_PER_HOUR for r in records if r.get("table_used_up_s") is not None]
+    unit = aggregate.clock_unit_s(records[0]["benchmark"])
+    hours = [r["table_used_up_s"] / unit for r in records if r.get("table_used_up_s") is not None]
     return {"trials": len(hours), "mean_hours": float(np.mean(hours))} if hours else None
 
 
@@ -92,7 +94,7 @@ def used_up_notes(report: dict) -> list[str]:
             used = row.get("table_used_up")
             if used:
                 lines.append(f"{name}/{algo}: {used['trials']} of {row['trials']} trials started every architecture of "
-                             f"the table, after {used['mean_hours']:.0f} simulated hours on average; later it could only "
+                             f"the table, after {used['mean_hours']:.0f} {aggregate.clock_label(name)} on average; later it could only "
                              "continue trained ones (a saturated result, not a win)")
     return lines
 
@@ -115,7 +117,7 @@ def benchmark_report(per_algo: dict) -> dict:
     first = next(iter(per_algo.values()))[0]
     return {"best": best, "l_star": first["l_star"], "benchmark_best_arch": first["benchmark_best_arch"],
             "objectives": first.get("objectives"), "constraints": first.get("constraints"),
-            "hv_space": first.get("hv_space"), "algorithms": rows}
+            "hv_space": first.get("hv_space"), "clock": aggregate.clock_label(first["benchmark"]), "algorithms": rows}
 
 
 def build_report(results) -> dict:
@@ -164,28 +166,31 @@ def table_rows(bench: dict) -> list[list[str]]:
 
 def caption(name: str, bench: dict) -> str:
     budgets = sorted({b for row in bench["algorithms"].values() for b in row["budget_hours"]})
-    budget = ", ".join(f"{b:g}" for b in budgets)
+    budget = ", ".join(f"{b:g}" for b in budgets) + " " + bench.get("clock", "simulated hours")
     if bench.get("objectives"):
         hv = bench["hv_space"]
         within = f" within {' and '.join(bench['constraints'])}" if bench.get("constraints") else ""
         return (f"{name}: final hypervolume regret on {','.join(bench['objectives'])}{within} (normalised; true "
-                f"front: {hv['true_front_size']} architectures, HV {hv['true_hv']:.4f}) after {budget} simulated hours")
+                f"front: {hv['true_front_size']} architectures, HV {hv['true_hv']:.4f}) after {budget}")
     if bench.get("constraints"):
         unit = "GLUE points" if name == "bert" else "test log-perplexity"
         return (f"{name}: final regret within {' and '.join(bench['constraints'])} ({unit} against the best feasible "
-                f"architecture, {bench['benchmark_best_arch']}: {abs(bench['l_star']):.4f}) after {budget} simulated hours")
+                f"architecture, {bench['benchmark_best_arch']}: {abs(bench['l_star']):.4f}) after {budget}")
+    if name.startswith("gpt-"):
+        return (f"{name}: final regret (supernet perplexity − the table's lowest, {bench['l_star']:.4f}, architecture "
+                f"{bench['benchmark_best_arch']}) after {budget}")
     if name == "bert":
         return (f"{name}: final regret (best GLUE of the 500 − GLUE, in points; best {-bench['l_star']:.4f}, "
-                f"architecture {bench['benchmark_best_arch']}) after {budget} simulated hours")
+                f"architecture {bench['benchmark_best_arch']}) after {budget}")
     return (f"{name}: final regret (test log-perplexity − L*, L* = {bench['l_star']:.4f}, best architecture "
-            f"{bench['benchmark_best_arch']}) after {budget} simulated hours")
+            f"{bench['benchmark_best_arch']}) after {budget}")
 
 
 def markdown(report: dict) -> str:
     """GitHub-flavoured Markdown: a heading and a table per benchmark, then the notes."""
     lines = []
     for name, bench in report["benchmarks"].items():
-        lines += [f"### {caption(name, bench)}", "", "| " + " | ".join(COLUMNS) + " |",
+        lines += [f"### {caption(name, bench)}", "", "| " + " | ".join(clock_columns(COLUMNS, bench)) + " |",
                   "|" + "|".join(["---"] + ["---:"] * (len(COLUMNS) - 1)) + "|"]
         lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(bench)]
         lines.append("")
@@ -194,9 +199,16 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def clock_columns(columns, bench: dict) -> list:
+    """The column headers of a benchmark's table: `h to ≤x` reads `evals to ≤x` on an evaluation clock."""
+    if bench.get("clock") == "evaluations":
+        return [c.replace("h to ", "evals to ") for c in columns]
+    return list(columns)
+
+
 NOTES = ("mean, 95% CI, median: final regret; 95% CI: Student-t interval of the mean, clipped at 0 (regret is >= 0); none: trials that never had "
          "an incumbent (left out of mean and median, worst in the tests). best arch: share of trials whose final incumbent is the "
-         "architecture holding L*. h to ≤x: mean simulated hours until regret first was ≤ x, over the trials that "
+         "architecture holding L*. h (evals) to ≤x: mean simulated hours (evaluations, on gpt-*) until regret first was ≤ x, over the trials that "
          "got there (share in brackets). p vs best: two-sided Mann-Whitney U test against the algorithm with the "
          "lowest mean final regret, Holm-corrected.")
 
@@ -215,7 +227,7 @@ def print_rich(report: dict, wide: bool = False, console=None) -> None:
             console = Console(width=WIDE_WIDTH if wide else NARROW_WIDTH)
     for name, bench in report["benchmarks"].items():
         table = Table(title=caption(name, bench), title_justify="left")
-        for i, column in enumerate(columns):
+        for i, column in enumerate(clock_columns(columns, bench)):
             table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i < 4)
         for cells in table_rows(bench):
             table.add_row(*[cells[k] for k in keep], style="bold" if cells[0] == bench["best"] else None)

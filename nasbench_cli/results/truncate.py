@@ -3,17 +3,19 @@ import re
 
 from benchmarks.core.errors import UserError
 
-HOURS = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*h?\s*$")
+HOURS = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(h|e|evals?)?\s*$")
 
 
 def parse_hours(text: str) -> list[float]:
-    """'10h,100h,1000' -> [10.0, 100.0, 1000.0] (hours; the 'h' is optional); UserError if malformed."""
+    """'10h,100h,1000' -> [10.0, 100.0, 1000.0]: points of the benchmark's clock, hours (the 'h' is
+    optional) or, on gpt-*, evaluations ('50e' or '50evals'); UserError if malformed."""
     hours = []
     for item in text.split(","):
         match = HOURS.match(item)
         value = float(match.group(1)) if match else None
         if value is None or not value > 0 or value == float("inf"):
-            raise UserError(f"--at expects positive hours like 10h,100h,1000h; got '{item.strip()}'")
+            raise UserError(f"--at expects positive hours like 10h,100h,1000h (evaluations on gpt-*: 25,50); "
+                            f"got '{item.strip()}'")
         hours.append(value)
     return sorted(set(hours))
 
@@ -33,10 +35,15 @@ def record_at(record: dict, time_s: float) -> dict:
     return cut
 
 
-def results_at(results, time_s: float):
-    """A copy of a `results_io.Results` with every record cut at `time_s`."""
+def results_at(results, time_s: float = None, at: float = None):
+    """A copy of a `results_io.Results` with every record cut at `time_s` clock seconds, or at `at` in
+    each benchmark's clock units (hours, or evaluations on gpt-*)."""
+    from nasbench_cli.results.aggregate import clock_unit_s
     from nasbench_cli.results.files import Results
 
-    return Results(root=results.root, runs={bench: {label: [record_at(r, time_s) for r in records]
+    def cut_s(bench):
+        return time_s if at is None else at * clock_unit_s(bench)
+
+    return Results(root=results.root, runs={bench: {label: [record_at(r, cut_s(bench)) for r in records]
                                                     for label, records in runs.items()}
                                             for bench, runs in results.runs.items()})
