@@ -46,13 +46,14 @@ def learning_curve(benchmark, arch: int) -> dict:
             "train_logppl": values(search.train_loss), "wall_time_s": values(search.wall_time_s)}
 
 
-def make_environment(benchmark, budget_hours: float | None = None) -> Environment:
+def make_environment(benchmark, budget_hours: float | None = None, budget_evals: int | None = None) -> Environment:
     """A simulated training environment on `benchmark`'s searcher table with a budget of `budget_hours`
     simulated hours (default: the benchmark's, as `nasbench run`): `env.train(row, epochs)` returns an Observation and charges the recorded wall time
     of the epochs it continues; `env.history` is the trajectory."""
-    if budget_hours is None:
-        budget_hours = get_spec(benchmark.name).default_budget
-    return Environment(benchmark.search, float(budget_hours) * 3600.0)
+    from benchmarks.core.registry import budget_in_clock_units
+
+    budget = budget_in_clock_units(benchmark.name, budget_hours, budget_evals)
+    return Environment(benchmark.search, budget * get_spec(benchmark.name).clock_unit_s)
 
 
 def algorithms() -> dict:
@@ -77,9 +78,11 @@ def make_algorithm(name: str, **settings) -> Algorithm:
 
 
 def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None = None, workers: int = 1,
-        seed: int = 0, label: str | None = None, out=None, data_dir=None, objectives=(), constraints=()) -> list[dict]:
+        seed: int = 0, label: str | None = None, out=None, data_dir=None, objectives=(), constraints=(),
+        budget_evals: int | None = None) -> list[dict]:
     """Run `trials` trials (trial k seeded `seed + k`) of `algorithm` with `workers` simulated workers and
-    a budget of `budget_hours` simulated hours each (default: the benchmark's), in this process; returns the result records (the
+    a budget of `budget_hours` simulated hours each (gpt-*: `budget_evals` evaluations; default: the
+    benchmark's), in this process; returns the result records (the
     fields of docs/result-format.md). `algorithm`: an Algorithm instance (of a class defined anywhere,
     a notebook included), an Algorithm subclass (built with its default Settings), or a name/spec as
     for `make_algorithm`. `benchmark`: a name or a loaded benchmark. With `out`, each record is also
@@ -112,12 +115,15 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
         raise UserError("run() needs trials >= 1 and workers >= 1 (integers)")
     if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed and seed + trials - 1 < 2**32):
         raise UserError(f"run() needs an integer seed with 0 <= seed and seed + trials - 1 < 2**32, got {seed!r}")
-    if budget_hours is None:
-        budget_hours = get_spec(bench.name).default_budget
-    if not (isinstance(budget_hours, (int, float)) and math.isfinite(budget_hours) and budget_hours > 0):
-        raise UserError(f"run() needs a finite budget_hours > 0, got {budget_hours!r}")
+    from benchmarks.core.registry import budget_in_clock_units
+
+    for what, value in (("budget_hours", budget_hours), ("budget_evals", budget_evals)):
+        if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool)
+                                      and math.isfinite(value) and value > 0):
+            raise UserError(f"run() needs a finite {what} > 0, got {value!r}")
+    budget_hours = budget_in_clock_units(bench.name, budget_hours, budget_evals)
     label = check_label(label) if label else run_label(name, workers)
-    budget_s = float(budget_hours) * 3600.0
+    budget_s = float(budget_hours) * get_spec(bench.name).clock_unit_s
     objectives, constraints = scoring_problem(bench.name, objectives, [constraints] if isinstance(constraints, str)
                                               else constraints)
     check_objectives_fit(algorithm, name, objectives)

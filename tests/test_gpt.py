@@ -215,3 +215,18 @@ def test_multi_objective_search_on_gpt(tmp_path):
     assert record["objectives"] == ["perplexity", "params", "memory"] and record["front"]
     report = cli("report", tmp_path)
     assert report.returncode == 0 and "hypervolume regret on perplexity,params,memory" in report.stdout
+
+
+def test_size_alone_ranks_supernet_perplexity(gpt):
+    """The Kendall-tau check done for NAS-Bench-BERT: parameters, FLOPs and memory against perplexity."""
+    from scipy import stats
+
+    from benchmarks.core.objectives import architecture_values
+    from nasbench_cli.commands.analyze_proxies import gpt_size_correlations
+
+    result = gpt_size_correlations(gpt)
+    taus = {row["metric"]: row["tau"] for row in result["metrics"]}
+    direct = stats.kendalltau(gpt.search.num_params, gpt.search.val_loss[:, 0]).statistic
+    assert taus["params"] == pytest.approx(direct, abs=1e-12)
+    assert all(tau < -0.5 for tau in taus.values())        # larger sub-networks of a supernet: lower perplexity
+    assert np.all(np.diff(architecture_values(gpt.search, "memory")[np.argsort(gpt.search.num_params)]) > -1e9)

@@ -52,3 +52,18 @@ def load_test_losses(benchmark: Benchmark) -> Benchmark:
         return benchmark
     module = importlib.import_module(get_spec(benchmark.name).loader)
     return replace(benchmark, test_loss=module.test_losses(benchmark))
+
+
+def budget_in_clock_units(benchmark_name: str, budget_hours, budget_evals) -> float:
+    """The budget per trial in the benchmark's clock units (hours, or evaluations); UserError (one
+    line) for the other kind of budget than the benchmark's clock counts."""
+    spec = get_spec(benchmark_name)
+    if spec.clock == "evaluations":
+        if budget_hours is not None:
+            raise UserError(f"{benchmark_name} records no training time: its budget is a number of evaluations "
+                            f"(--budget-evals N, default {spec.default_budget:g}), not --budget-hours")
+        return float(budget_evals if budget_evals is not None else spec.default_budget)
+    if budget_evals is not None:
+        raise UserError(f"{benchmark_name}'s clock is recorded training time: give --budget-hours "
+                        f"(default {spec.default_budget:g}), not --budget-evals")
+    return float(budget_hours if budget_hours is not None else spec.default_budget)

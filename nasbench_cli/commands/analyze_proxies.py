@@ -12,9 +12,10 @@ from nasbench_cli.commands.options import data_dir_option, echo_json, json_optio
 @click.option("--ablation/--no-ablation", default=True, show_default=True,
               help="Also the 10 cells x 10 seeds and 10 cells x 10 minibatches ablations "
                    "(computed on first use, about 400 CPU seconds, then cached).")
-@click.option("--benchmark", "benchmark_name", type=click.Choice(sorted(BENCHMARKS) + ["bert"]), default="ptb",
+@click.option("--benchmark", "benchmark_name", type=click.Choice(sorted(set(BENCHMARKS) | {"bert"})), default="ptb",
               show_default=True, help="Which benchmark; bert: NAS-Bench-BERT's published scores against GLUE "
-                                      "(BERT_results_activation.csv, 500 architectures; no cache needed).")
+                                      "(BERT_results_activation.csv, 500 architectures; no cache needed); gpt-s/m/l: "
+                                      "parameters, FLOPs and memory against the supernet perplexity.")
 @data_dir_option
 @json_option
 def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_json):
@@ -35,6 +36,9 @@ def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_js
 
     if benchmark_name == "bert":
         _bert(as_json)
+        return
+    if benchmark_name.startswith("gpt-"):
+        _gpt(benchmark_name, data_dir, as_json)
         return
     start = time.monotonic()
     benchmark = load_benchmark(benchmark_name, data_dir)
@@ -83,6 +87,38 @@ def _bert(as_json):
         click.echo(f"{row['metric']:36s} {_fmt(row['glue']):>6s} {_fmt(row['glue'], 'rho'):>6s}  {tasks}")
     click.echo("each task against the GLUE average: " +
                ", ".join(f"{t} {_fmt(c)}" for t, c in result["tasks"].items()))
+
+
+def gpt_size_correlations(benchmark) -> dict:
+    """Kendall tau and Spearman rho of parameters, FLOPs and memory (the training-free "proxies" any
+    transformer has) against the supernet perplexity of every architecture of a gpt table."""
+    from scipy import stats
+
+    from benchmarks.core.objectives import architecture_values
+
+    perplexity = benchmark.search.val_loss[:, 0]
+    rows = []
+    for name in ("params", "flops", "memory"):
+        values = architecture_values(benchmark.search, name)
+        tau = stats.kendalltau(values, perplexity)
+        rho = stats.spearmanr(values, perplexity)
+        rows.append({"metric": name, "tau": float(tau.statistic), "tau_p": float(tau.pvalue),
+                     "rho": float(rho.statistic)})
+    return {"benchmark": benchmark.name, "architectures": benchmark.search.n, "metrics": rows}
+
+
+def _gpt(name, data_dir, as_json):
+    from benchmarks.core.registry import load_benchmark
+
+    result = gpt_size_correlations(load_benchmark(name, data_dir))
+    if as_json:
+        echo_json(result)
+        return
+    click.echo(f"{name}: {result['architectures']:,} architectures; rank correlation with the supernet perplexity "
+               "(negative: larger, lower perplexity)")
+    click.echo(f"{'metric':10s} {'tau':>7s} {'rho':>7s}")
+    for row in result["metrics"]:
+        click.echo(f"{row['metric']:10s} {row['tau']:+.3f}  {row['rho']:+.3f}")
 
 
 def _fmt(corr, key="tau"):

@@ -178,6 +178,8 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
             check_label(label)
         overrides = parse_overrides(set_items, algos, benchmark_name)
         max_jobs = None
+        from benchmarks.core.registry import budget_in_clock_units
+
         budget_hours = budget_in_clock_units(benchmark_name, budget_hours, budget_evals)
         if budget_kind == "release":
             max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
@@ -194,24 +196,6 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
                         objectives, constraints)
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def budget_in_clock_units(benchmark_name: str, budget_hours, budget_evals) -> float:
-    """The budget per trial in the benchmark's clock units (hours, or evaluations); UserError (one
-    line) for the other kind of budget than the benchmark's clock counts."""
-    from benchmarks.core.errors import UserError
-    from benchmarks.core.registry import get_spec
-
-    spec = get_spec(benchmark_name)
-    if spec.clock == "evaluations":
-        if budget_hours is not None:
-            raise UserError(f"{benchmark_name} records no training time: its budget is a number of evaluations "
-                            f"(--budget-evals N, default {spec.default_budget:g}), not --budget-hours")
-        return float(budget_evals if budget_evals is not None else spec.default_budget)
-    if budget_evals is not None:
-        raise UserError(f"{benchmark_name}'s clock is recorded training time: give --budget-hours "
-                        f"(default {spec.default_budget:g}), not --budget-evals")
-    return float(budget_hours if budget_hours is not None else spec.default_budget)
 
 
 def _release_budget(algos, trials, workers) -> tuple[dict, int, float]:

@@ -55,6 +55,12 @@ _STYLES = {
     "bert-tpe": ("#DDAA33", (0, (5, 1.5, 1, 1.5))),
     "bert-smac": ("#AA4499", (0, (1, 1.2))),
     "bert-optuna": ("#88CCEE", "--"),
+    "mo-rs": ("#BBBBBB", (0, (1, 1.2))),    # multi-objective: Paul Tol's vibrant palette
+    "mo-asha": ("#CC3311", "-"),
+    "mo-re": ("#009988", "-."),
+    "parego": ("#0077BB", "-"),
+    "nsga2": ("#EE7733", "--"),
+    "motpe": ("#EE3377", (0, (5, 1.5, 1, 1.5))),
 }
 _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
 _EXTRA_COLOURS = ("#7F7F7F", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")   # plugins: by name hash
