@@ -99,6 +99,10 @@ class ASHA(Algorithm):
                     self._place[row] = (b, k + 1)
                     self.decisions.append((row, b, k + 1, True))
                     return Job(row, rungs[k + 1].epochs)
+        return self._start_new()
+
+    def _start_new(self) -> Job | None:
+        """A new architecture (the next of the trial's permutation) at its bracket's first rung, or None."""
         row = next(self._order, None)
         if row is None:
             return None

@@ -194,13 +194,7 @@ class MOASHA(_MultiObjective, ASHA):
                     self._place[row] = (b, k + 1)
                     self.decisions.append((row, b, k + 1, True))
                     return Job(row, rungs[k + 1].epochs)
-        row = next(self._order, None)
-        if row is None:
-            return None
-        b = 0 if self._probabilities is None else int(self._rng.choice(len(self._brackets), p=self._probabilities))
-        self._place[row] = (b, 0)
-        self.decisions.append((row, b, 0, False))
-        return Job(row, self._brackets[b][0].epochs)
+        return self._start_new()
 
     def _promotable(self, b: int, k: int):
         entry = self._results.get((b, k))

@@ -324,3 +324,17 @@ def test_parego_draws_a_new_scalarisation_at_each_refit(ptb):
     assert len({tuple(w) for w in weights.round(12)}) == len(weights)
     v = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 0.5]])
     assert np.allclose(chebyshev(v, np.array([0.5, 0.5])), [0.5 + 0.025, 0.5 + 0.025, 0.25 + 0.025])
+
+
+def test_query_front_lists_the_true_front(ptb):
+    run = cli("query", "--front", "--objectives", "logppl,params", "--json")
+    assert run.returncode == 0, run.stderr
+    payload = json.loads(run.stdout)
+    space = objective_space(ptb, ("logppl", "params"))
+    assert len(payload["front"]) == len(space.front_rows) == payload["hv_space"]["true_front_size"]
+    first = payload["front"][0]
+    assert first["recepie_id"] == ptb.best_id and first["logppl"] == ptb.l_star     # the loss end: L*'s cell
+    params = [row["params"] for row in payload["front"]]
+    assert params == sorted(params, reverse=True)         # along a 2-D front: lower loss, more parameters
+    bad = cli("query", "--front", "--arch", "1000001")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr

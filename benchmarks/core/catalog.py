@@ -42,6 +42,16 @@ FLEXIBERT_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "dis
 GPT_OFFERS = FLEXIBERT_OFFERS
 GPT_OBJECTIVES = ("perplexity", "params", "flops", "memory")
 
+def _gpt_spec(size: str, count: str, shape: str, budget: int) -> BenchmarkSpec:
+    """One of HW-GPT-Bench's spaces (benchmarks.gpt): single evaluation, a clock that counts evaluations."""
+    return BenchmarkSpec(f"gpt-{size}", f"HW-GPT-Bench space {size}: {count} GPT-2-style decoders ({shape}), supernet "
+                         f"perplexity on OpenWebText; budget in evaluations (default {budget})",
+                         f"gpt_{size}_observations.jsonl", None, max_epochs=1, default_budget=budget,
+                         single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
+                         offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
+                         clock="evaluations")
+
+
 # Default budgets: on ptb the paper's 1000 h (3% of the 31,749 h it takes to train the whole table); on
 # wt2 200 h, 10% of its 1,985 h (35 cells trained to 50 epochs): 3% would be 11 such cells, too few
 # for the model-based searchers to leave their initial designs, and 1,985 h trains every cell.
@@ -63,25 +73,10 @@ BENCHMARKS = {
                           loader="benchmarks.flexibert.table", offers=FLEXIBERT_OFFERS,
                           encoding_kind="bert-encoding", objectives=("glue", "params", "train_s")),
     # HW-GPT-Bench (budgets in evaluations: no training time is recorded). Defaults: 100 supernet evaluations
-    # on s and m (1% and 2% of their tables: a day of one GPU at HW-GPT-Bench's evaluation cost, and enough
-    # for the model-based searchers to leave their initial designs), 50 on l (12% of its 429, as bert's 50
-    # of 500).
-    "gpt-s": BenchmarkSpec("gpt-s", "HW-GPT-Bench space s: 10,000 GPT-2-style decoders (embed 192-768, 10-12 layers), "
-                           "supernet perplexity on OpenWebText; budget in evaluations (default 100)",
-                           "gpt_s_observations.jsonl", None, max_epochs=1, default_budget=100,
-                           single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
-                           offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
-                           clock="evaluations"),
-    "gpt-m": BenchmarkSpec("gpt-m", "HW-GPT-Bench space m: 5,245 GPT-2-style decoders (embed 256-1024, 22-24 layers), "
-                           "supernet perplexity on OpenWebText; budget in evaluations (default 100)",
-                           "gpt_m_observations.jsonl", None, max_epochs=1, default_budget=100,
-                           single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
-                           offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
-                           clock="evaluations"),
-    "gpt-l": BenchmarkSpec("gpt-l", "HW-GPT-Bench space l: 429 GPT-2-style decoders (embed 320-1280, 34-36 layers), "
-                           "supernet perplexity on OpenWebText; budget in evaluations (default 50)",
-                           "gpt_l_observations.jsonl", None, max_epochs=1, default_budget=50,
-                           single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
-                           offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
-                           clock="evaluations"),
+    # on s and m (1% and 2% of their tables, enough for the model-based searchers, whose random start is 10,
+    # to fit 90 times), 50 on l (12% of its 429, as bert's 50 of 500).
+    **{f"gpt-{size}": _gpt_spec(size, count, shape, budget) for size, count, shape, budget in (
+        ("s", "10,000", "embed 192-768, 10-12 layers", 100),
+        ("m", "5,245", "embed 256-1024, 22-24 layers", 100),
+        ("l", "429", "embed 320-1280, 34-36 layers", 50))},
 }
