@@ -203,7 +203,8 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_ylabel(f"regret: {regret_meaning(benchmark, per_algo)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     banded = any(len(records) >= 2 for records in per_algo.values())
     subtitle = "mean over trials, shaded 95% t-interval" if banded else "one trial per algorithm (no interval)"
-    ax.set_title(f"{_title(benchmark)}: regret vs simulated time\n{subtitle}")
+    against = "evaluations" if aggregate.clock_unit_s(benchmark) == 1.0 else "simulated time"
+    ax.set_title(f"{_title(benchmark)}: regret vs {against}\n{subtitle}")
     _legend(ax, partial)
     return fig
 
@@ -257,7 +258,8 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     ax.invert_yaxis()
     ax.set_xlabel(_time_axis(benchmark))
     ax.set_ylabel("mean rank among algorithms (1 = lowest regret)")
-    ax.set_title(f"{_title(benchmark)}: mean rank over time\nranked per trial index, averaged over trials")
+    over = "evaluations" if aggregate.clock_unit_s(benchmark) == 1.0 else "time"
+    ax.set_title(f"{_title(benchmark)}: mean rank over {over}\nranked per trial index, averaged over trials")
     if not drawn:
         ax.text(0.5, 0.5, "ranking needs at least two algorithms\nwith the same trial index",
                 transform=ax.transAxes, ha="center", va="center", color="0.4")
