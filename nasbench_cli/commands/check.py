@@ -15,7 +15,9 @@ from nasbench_cli.commands.options import echo_json, finite, json_option
               callback=finite,
               help="Significance level of the one-sided Mann-Whitney U test (current worse than baseline).")
 @click.option("--min-effect", type=click.FloatRange(min=0), default=0.01, show_default=True, callback=finite,
-              help="Smallest increase of the mean final regret (test log-perplexity) that counts as a regression.")
+              help="Smallest increase of the mean final regret that counts as a regression, in the regret's unit "
+                   "(test log-perplexity on ptb/wt2, GLUE points on bert, perplexity on gpt-*, hypervolume with "
+                   "--objectives).")
 @click.option("--allow-underpowered", is_flag=True,
               help="Pass an algorithm with fewer trials than the baseline, or too few for the test to reach "
                    "p < ALPHA, if its mean did not grow by more than MIN-EFFECT (default: such a check fails).")
@@ -62,7 +64,7 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_unde
         for name, bench in baseline["benchmarks"].items():
             for algo, entry in bench["algorithms"].items():
                 click.echo(f"  {name}/{algo}: {len(entry['final_regret'])} trials, budget "
-                           f"{entry['budget_s'] / 3600:g} h, settings {entry['settings_hash']}")
+                           f"{budget_text(name, entry['budget_s'])}, settings {entry['settings_hash']}")
         return
     baseline = read_baseline(baseline_path)
     results = load_many(results_dirs, benchmarks)
@@ -99,3 +101,10 @@ def _refuse_unisolated_plugins(results, algos) -> None:
             if plugin and loose:
                 raise UserError(f"{bench}/{label}: {len(loose)} of its {len(records)} trials did not run isolated "
                                 f"(e.g. trial {loose[0]}); rerun them with `nasbench run --isolate`")
+
+
+def budget_text(benchmark: str, budget_s: float) -> str:
+    """'1000 h', or '100 evaluations' on a benchmark whose clock counts evaluations."""
+    from nasbench_cli.results.aggregate import clock_short, clock_unit_s
+
+    return f"{budget_s / clock_unit_s(benchmark):g} {clock_short(benchmark)}"

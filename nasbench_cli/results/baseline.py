@@ -140,8 +140,9 @@ def _refusals(results, base: dict, benchmarks: list[str], algos) -> list[str]:
                 continue
             record = current[algo][0]
             if record["budget_s"] != entry["budget_s"]:
-                problems.append(f"{name}/{algo}: budget {record['budget_s'] / 3600:g} h in the results, "
-                                f"{entry['budget_s'] / 3600:g} h in the baseline")
+                unit, short = aggregate.clock_unit_s(name), aggregate.clock_short(name)
+                problems.append(f"{name}/{algo}: budget {record['budget_s'] / unit:g} {short} in the results, "
+                                f"{entry['budget_s'] / unit:g} {short} in the baseline")
             elif record["settings_hash"] != entry["settings_hash"]:
                 problems.append(f"{name}/{algo}: {_settings_difference(entry.get('settings'), record['settings'])}")
     return problems
