@@ -98,7 +98,10 @@ def algo_style(name: str) -> dict:
         color = _EXTRA_COLOURS[key % len(_EXTRA_COLOURS)]
         dash = _EXTRA_DASHES[(key // len(_EXTRA_COLOURS)) % len(_EXTRA_DASHES)]
     if workers > 1:
+        base = dash
         dash = _WORKER_DASHES.get(workers, _EXTRA_DASHES[workers % len(_EXTRA_DASHES)])
+        if dash == base:          # an algorithm drawn dashed already: its K-worker run another way
+            dash = next(d for d in _EXTRA_DASHES[::-1] if d != base)
     return {"color": color, "linestyle": dash}
 
 
