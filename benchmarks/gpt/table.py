@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.core.errors import DataError, UserError
-from benchmarks.core.table import Benchmark, SearchTable, decode_blob, encode_blob
+from benchmarks.core.table import Benchmark, SearchTable, encode_blob
 from benchmarks.gpt.sizes import SupernetConfig
 from benchmarks.gpt.space import GPTSpace
 
@@ -230,6 +230,3 @@ def test_losses(benchmark: Benchmark):
     """The scores regret measures: the one published perplexity (what the searcher sees too)."""
     return benchmark.search.val_loss.copy()
 
-
-def recipes_as_archs(search) -> list:
-    return [search.space.parse(json.loads(r)) for r in decode_blob(search.recipe_blob, search.recipe_offsets)]

@@ -13,23 +13,27 @@ import numpy as np
 SECONDS_PER_HOUR = 3600.0
 
 
-def clock_unit_s(benchmark: str) -> float:
-    """Clock seconds per displayed unit of `benchmark`: 3600 (hours) or 1 (evaluations, gpt-*); hours for
-    a name the catalog does not know."""
+def _clock_spec(benchmark: str):
+    """The catalog entry whose clock `benchmark`'s results use (ptb's, in hours, for a name the catalog
+    does not know)."""
     from benchmarks.core.catalog import BENCHMARKS
 
-    spec = BENCHMARKS.get(benchmark)
-    return spec.clock_unit_s if spec is not None else SECONDS_PER_HOUR
+    return BENCHMARKS.get(benchmark, BENCHMARKS["ptb"])
+
+
+def clock_unit_s(benchmark: str) -> float:
+    """Clock seconds per displayed unit of `benchmark`: 3600 (hours) or 1 (evaluations, gpt-*)."""
+    return _clock_spec(benchmark).clock_unit_s
 
 
 def clock_label(benchmark: str) -> str:
     """'simulated hours' or 'evaluations'."""
-    return "evaluations" if clock_unit_s(benchmark) == 1.0 else "simulated hours"
+    return _clock_spec(benchmark).clock_label
 
 
 def clock_short(benchmark: str) -> str:
     """'h' or 'evals'."""
-    return "evals" if clock_unit_s(benchmark) == 1.0 else "h"
+    return _clock_spec(benchmark).clock_short
 
 
 def regret_points(record: dict) -> tuple[np.ndarray, np.ndarray]:

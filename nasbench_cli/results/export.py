@@ -7,6 +7,8 @@ evaluations: `time_s` (and `budget_s`) hold evaluations, `time_h` and `budget_h`
 import json
 import math
 
+from nasbench_cli.results.aggregate import clock_unit_s
+
 ID_COLUMNS = ("benchmark", "label", "algo", "workers", "trial", "seed")
 JOB_COLUMNS = (*ID_COLUMNS, "job", "time_s", "time_h", "regret", "incumbent", "incumbent_epoch", "arch", "epochs",
                "start_s", "worker", "from_epoch", "overhead_s")
@@ -26,12 +28,6 @@ def _pandas():
         raise UserError("exporting tables needs pandas: pip install 'nasbench[export]' "
                         "(or pip install -e '.[export]' in a clone)") from None
     return pandas
-
-
-def clock_unit_s(benchmark: str) -> float:
-    from nasbench_cli.results.aggregate import clock_unit_s as unit
-
-    return unit(benchmark)
 
 
 def _records(results):
