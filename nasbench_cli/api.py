@@ -21,12 +21,14 @@ __all__ = ["Algorithm", "SequentialAlgorithm", "Job", "SearchInputs", "Observati
 
 
 def load_benchmark(name: str = "ptb", data_dir=None):
-    """A loaded benchmark ('ptb', 'wt2' or 'bert'): `.search` (the searcher's table: validation/train
-    losses [n, max_epochs] (log-perplexity; on bert -GLUE), wall time per epoch in seconds, status,
-    recipes, its search space `.space`; no test losses), `.test_loss`, `.l_star`, `.best_id`.
-    `data_dir`: the folder with that benchmark's files (ptb, wt2: the NAS-Bench-NLP release layout, as
-    ../shared/nas-bench-nlp; bert: as ../shared/training-free-nas); default: $NASBENCH_DATA or
-    $NASBENCH_BERT_DATA, else that folder in ../shared beside the repository."""
+    """A loaded benchmark ('ptb', 'wt2', 'bert', 'gpt-s', 'gpt-m' or 'gpt-l'; `nasbench list
+    --benchmarks`): `.search` (the searcher's table: validation/train losses [n, max_epochs]
+    (log-perplexity; bert: -GLUE; gpt-*: perplexity), wall time per epoch in seconds (none on gpt-*),
+    status, recipes, its search space `.space`; no test losses), `.test_loss`, `.l_star`, `.best_id`.
+    `data_dir`: the folder with that benchmark's files, not the shared folder itself: ptb, wt2: the
+    NAS-Bench-NLP release (as ../shared/nas-bench-nlp); bert: as ../shared/training-free-nas; gpt-*:
+    as ../shared/hw-gpt-bench. Default: $NASBENCH_DATA, $NASBENCH_BERT_DATA or $NASBENCH_GPT_DATA,
+    else that folder in ../shared beside the repository."""
     return _load_benchmark(name, data_dir)
 
 

@@ -65,9 +65,40 @@ def group():
     """
 
 
+class TerminalProgress:
+    """The data layer's progress sink (benchmarks.core.progress) on a terminal: a rich bar on stderr
+    from the first step of a piece of work to its last (rich is imported only then)."""
+
+    def __init__(self):
+        self.bar = self.task = self.what = None
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if self.bar is None or what != self.what:
+            self.close()
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.bar = Progress(TextColumn(what), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task, self.what = self.bar.add_task("", total=total), what
+        self.bar.update(self.task, completed=done)
+        if done >= total:
+            self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+        self.bar = self.task = self.what = None
+
+
 def cli(argv=None):
     """Run the CLI; user mistakes become one line on stderr and exit code 2."""
+    from benchmarks.core import progress
     from benchmarks.core.errors import UserError
+
+    if sys.stderr.isatty():
+        progress.install(TerminalProgress())
 
     try:
         code = group.main(args=argv, prog_name="nasbench", standalone_mode=False)

@@ -84,6 +84,11 @@ class Algorithm:
         """The training-free metric this algorithm reads (`settings.metric`), or None."""
         return getattr(self.settings, "metric", None)
 
+    @property
+    def score_split(self) -> str:
+        """The corpus split of the scoring minibatch whose scores it reads (`settings.score_split`)."""
+        return getattr(self.settings, "score_split", "train")
+
     def start(self, inputs: SearchInputs) -> None:
         """Called once, before the first `ask` of a trial."""
 

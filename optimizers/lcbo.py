@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.core.errors import UserError
+from benchmarks.proxies.minibatch import check_split
 from optimizers.base import Algorithm, Job, SearchInputs
 
 
@@ -65,6 +66,7 @@ class LearningCurveBO(Algorithm):
         ridge: float = 1e-3                  # L2 penalty on standardised inputs
         beta: float = 1.0                    # rank by mean - beta * std
         metric: str | None = "hidden_covariance_l1"   # training-free score for new cells; None = uniform
+        score_split: str = "train"           # corpus split of the scoring minibatch: train or test
         higher_is_better: bool = True
         oversample: int = 3                  # candidates scored per new architecture (1 = no filter)
         score_cost_s: float = 2.0            # simulated seconds charged per scored candidate
@@ -72,6 +74,7 @@ class LearningCurveBO(Algorithm):
         features: str | None = None          # graph feature kind the model also reads (None: none)
 
         def __post_init__(self):
+            check_split(self.score_split)
             rungs = parse_numbers(self.rungs, int, "rungs")
             keep = parse_numbers(self.keep, float, "keep")
             if rungs != sorted(set(rungs)) or rungs[0] < 1:

@@ -5,6 +5,7 @@ K workers do so side by side, as random search does."""
 from dataclasses import dataclass
 
 from benchmarks.core.errors import UserError
+from benchmarks.proxies.minibatch import check_split
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.proxy_candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
 
@@ -17,12 +18,14 @@ class ProxyRandomSearch(Algorithm):
     @dataclass(frozen=True)
     class Settings:
         metric: str = "hidden_covariance_l1"   # Serianni & Kalita's best (Kendall tau 0.37)
+        score_split: str = "train"           # corpus split of the scoring minibatch: train or test
         higher_is_better: bool = True          # higher hidden covariance goes with lower test loss
         pool_size: int = 10                    # candidates scored per trained architecture; 1 = plain RS
         epochs: int = 50                       # epochs each chosen architecture is trained
         score_cost_s: float = DEFAULT_SCORE_COST_S   # simulated seconds charged per scored candidate
 
         def __post_init__(self):
+            check_split(self.score_split)
             if self.pool_size < 1 or self.score_cost_s < 0:
                 raise UserError("prs needs pool_size >= 1 and score_cost_s >= 0")
 

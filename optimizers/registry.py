@@ -175,13 +175,20 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
               "libs": ["optuna"] if native else list(LIBRARY_ALGORITHMS),
               "mo": [n for n in MULTI_OBJECTIVE_ALGORITHMS
                      if benchmark is None or _fits(n, _offers(benchmark))]}
-    names = [n for t in text.split(",") if t.strip() for n in groups.get(t.strip(), [t.strip()])]
-    names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
+    from benchmarks.core.names import canonical, did_you_mean
+
     known = set(available()) | set(ALIASES) | set(plugin_names())
+    words = [t.strip() for t in text.split(",") if t.strip()]
+    # names match ignoring case (`HB` is hb) when that names one algorithm or group
+    words = [w if w in known or w in groups or is_plugin_spec(w) else canonical(w, known | set(groups)) or w
+             for w in words]
+    names = [n for w in words for n in groups.get(w, [w])]
+    names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
     unknown = [n for n in names if not is_plugin_spec(n) and n not in known]
     if unknown or not names:
         plugins = plugin_names()
-        raise UserError(f"unknown algorithm {', '.join(unknown) or repr(text)}; choose from: "
+        hint = did_you_mean(unknown[0], known | set(groups)) if unknown else ""
+        raise UserError(f"unknown algorithm {', '.join(unknown) or repr(text)}{hint}; choose from: "
                         f"{', '.join(available() + plugins)}, 'all' (the paper's eight), 'proxy', 'libs', 'mo', "
                         "or a plugin as module:Class or path/to/file.py:Class (see `nasbench list`)")
     if benchmark is not None:

@@ -53,8 +53,10 @@ def load(root: Path):
 
 INVALID = ["wall_nan", "wall_inf", "wall_negative", "wall_zero", "too_many_epochs", "recipe_not_json",
            "missing_key", "loss_not_number", "lengths_differ", "id_mismatch", "not_json",
-           "features_duplicate_id", "features_nan", "features_missing_id"]
+           "features_duplicate_id", "features_nan"]
 HARMLESS = ["extra_key", "reindented", "features_reordered"]
+# loads (features are optional); only what reads the shipped features refuses the folder, in one line
+FEATURE_GAPS = ["features_missing_id"]
 
 
 def corrupt(logs: dict, lines: list[str], kind: str, which: int, epoch: int):
@@ -125,7 +127,7 @@ def clean(real_logs):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(kind=st.sampled_from(INVALID + HARMLESS), which=st.integers(0, 100), epoch=st.integers(0, 100))
+@given(kind=st.sampled_from(INVALID + HARMLESS + FEATURE_GAPS), which=st.integers(0, 100), epoch=st.integers(0, 100))
 def test_a_corrupted_folder_is_refused_in_one_line_or_loads_the_same(real_logs, clean, kind, which, epoch):
     saved = os.environ.get("NASBENCH_CACHE")
     with tempfile.TemporaryDirectory(prefix="nasbench-corrupt-") as folder:
@@ -134,6 +136,15 @@ def test_a_corrupted_folder_is_refused_in_one_line_or_loads_the_same(real_logs, 
         try:
             if kind in HARMLESS:
                 assert same_benchmark(load(Path(folder)), clean)
+            elif kind in FEATURE_GAPS:
+                from benchmarks.core.errors import UserError
+                from benchmarks.core.features import features
+
+                loaded = load(Path(folder))
+                assert np.isnan(loaded.search.shipped_features).any(axis=1).sum() == 1
+                with pytest.raises(UserError, match="has no row for 1 of the") as info:
+                    features(loaded, "shipped-10d")
+                assert "\n" not in str(info.value)
             else:
                 with pytest.raises(DataError) as info:
                     load(Path(folder))

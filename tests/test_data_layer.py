@@ -226,19 +226,29 @@ def test_a_bad_log_is_one_line_from_the_cli(tmp_path, data_dir):
     assert len(result.stderr.strip().splitlines()) == 1 and "wall time of epoch 1 is -1.0" in result.stderr
 
 
-def test_features_csv_with_other_ids_is_refused(tmp_path, monkeypatch, data_dir):
+def test_features_csv_with_other_ids_loads_and_only_its_readers_refuse(tmp_path, monkeypatch, data_dir):
+    """Rows for ids without a log are ignored and counted; a logged id without a row is refused only by
+    what reads the shipped features (issue 28: custom data folders)."""
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.features import features
+
     monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path / "cache"))
     logs = _tiny_logs(data_dir)
     _write_zip(tmp_path / "data/train_logs_single_run/logs.zip", logs)
     ids = [log["recepie_id"] for log in logs.values()]
     csv = tmp_path / "data/data/doc2vec_features_lowdim.csv"
     csv.parent.mkdir(parents=True)
-    csv.write_text("recepie_id,v00\n" + "".join(f"{i},0.5\n" for i in ids[:-1] + [9999999]))
-    with pytest.raises(DataError, match="does not match the logs: 1 logged ids have no features"):
-        load_benchmark("ptb", tmp_path / "data")
-    csv.write_text("recepie_id,v00\n" + "".join(f"{i},0.5\n" for i in ids))
+    csv.write_text("recepie_id,v00\n" + "".join(f"{i},0.5\n" for i in ids[:-1] + [9999999, 9999998]))
     loaded = load_benchmark("ptb", tmp_path / "data")
-    assert loaded.search.shipped_features.shape == (3, 1)
+    assert loaded.search.features_extra_rows == 2
+    assert np.isnan(loaded.search.shipped_features[loaded.search.index_of(ids[-1])]).all()
+    with pytest.raises(UserError, match=f"has no row for 1 of the 3 cells \\(ids {ids[-1]}\\)"):
+        features(loaded, "shipped-10d")
+    csv.write_text("recepie_id,v00\n" + "".join(f"{i},0.5\n" for i in ids))
+    monkeypatch.setattr("benchmarks.core.registry._LOADED", {})     # loaded once per process otherwise
+    loaded = load_benchmark("ptb", tmp_path / "data")
+    assert loaded.search.shipped_features.shape == (3, 1) and loaded.search.features_extra_rows == 0
+    assert features(loaded, "shipped-10d").shape == (3, 1)
 
 
 def test_final_test_loss(ptb):

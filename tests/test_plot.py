@@ -127,10 +127,17 @@ def test_same_style_per_algorithm_in_every_figure_and_no_band_for_one_trial(tmp_
 
 
 def test_algo_styles_are_distinct_for_the_registry():
-    from nasbench_cli.figures.plotting import algo_style
-    from optimizers.registry import ALGORITHMS
+    from nasbench_cli.figures.plotting import PALETTE, algo_style
+    from optimizers.registry import ALGORITHMS, MULTI_OBJECTIVE_ALGORITHMS, PAPER_ALGORITHMS
 
-    styles = [(algo_style(a)["color"], str(algo_style(a)["linestyle"])) for a in ALGORITHMS]
-    assert len(set(styles)) == len(styles)
-    assert len({s[0] for s in styles}) == len(styles)       # distinct colours, not only dashes
-    assert algo_style("my-algo") == algo_style("my-algo")
+    styles = [(algo_style(a)["color"], algo_style(a)["marker"]) for a in ALGORITHMS]
+    assert len(set(styles)) == len(styles)                      # colour and marker: unique per algorithm
+    for group in (PAPER_ALGORITHMS, MULTI_OBJECTIVE_ALGORITHMS):  # compared together: distinct colours
+        assert len({algo_style(a)["color"] for a in group}) == len(group)
+    assert {algo_style(a)["color"] for a in ALGORITHMS} <= set(PALETTE.values())
+    # anything else (a plugin, a --label) is stable and never drawn like a registry algorithm
+    for name in ("my-algo", "myls", "lcbo-no-model", "hb+eta-4", "x" * 40):
+        assert algo_style(name) == algo_style(name)
+        assert (algo_style(name)["color"], algo_style(name)["marker"]) not in styles
+    assert algo_style("hb@4w")["color"] == algo_style("hb")["color"] != algo_style("asha")["color"]
+    assert algo_style("hb@4w")["linestyle"] != algo_style("hb")["linestyle"]

@@ -100,7 +100,7 @@ def test_proxy_trials_are_not_reused_when_the_score_table_changes(tmp_path, ptb)
             "--jobs", "1", "--out", str(tmp_path / "results"), "--json")
     first = run_cli(*args, cache=cache)
     assert first.returncode == 0, first.stderr
-    record = json.loads((tmp_path / "results" / "ptb" / "prs" / "trial-0.json").read_text())
+    record = json.loads((tmp_path / "results" / "ptb" / "prs+metric-num_params" / "trial-0.json").read_text())
     assert record["scored_cells"] == 300 and len(record["scores_checksum"]) == 16
     again = run_cli(*args, cache=cache)
     assert again.returncode == 0 and json.loads(again.stdout)["ran"] == 0
@@ -110,7 +110,7 @@ def test_proxy_trials_are_not_reused_when_the_score_table_changes(tmp_path, ptb)
     assert "300 cells scored then" in refused.stderr and "Traceback" not in refused.stderr
     redone = run_cli(*args, "--overwrite", cache=cache)
     assert redone.returncode == 0, redone.stderr
-    assert json.loads((tmp_path / "results" / "ptb" / "prs" / "trial-0.json").read_text())["scored_cells"] == 400
+    assert json.loads((tmp_path / "results" / "ptb" / "prs+metric-num_params" / "trial-0.json").read_text())["scored_cells"] == 400
 
 
 def test_analyze_says_when_an_ablation_will_take_minutes(tmp_path, ptb, monkeypatch):

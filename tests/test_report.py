@@ -207,10 +207,25 @@ def test_terminal_table_fits_100_columns_without_cutting_a_cell(tmp_path):
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 100
     keep = [i for i, c in enumerate(["algorithm", "trials", "mean", "95% CI", "median", "best arch",
-                                     "h to ≤0.1 (share)", "h to ≤0.05 (share)", "CPU s/trial",
+                                     "h to ≤A (share)", "h to ≤B (share)", "CPU s/trial",
                                      "p vs best (Holm)"]) if c in NARROW]
     assert "…" not in text                                   # rich marks a cut cell with an ellipsis
     words = set(text.split())
     for cells in table_rows(data["benchmarks"]["ptb"]):
         for k in keep[1:]:                                     # (a long name may wrap, as it should)
             assert set(cells[k].split()) <= words
+
+
+@pytest.mark.parametrize("bench, unit, thresholds", [("ptb", "log-perplexity", (0.1, 0.05)),
+                                                     ("bert", "GLUE points", (1.0, 0.5)),
+                                                     ("gpt-s", "perplexity", (0.2, 0.1))])
+def test_reach_thresholds_and_regret_unit_are_the_benchmarks(bench, unit, thresholds):
+    from nasbench_cli.results.report_table import COLUMNS, benchmark_report, clock_columns
+
+    records = [dict(synthetic("rs", k, [2.0, 0.7, 0.15 - k / 100, 0.08], [1, 2, 3, 4]), benchmark=bench,
+                    benchmark_best_arch=7) for k in range(3)]
+    report = benchmark_report({"rs": records})
+    assert report["regret_unit"] == unit and report["reach_thresholds"] == list(thresholds)
+    assert list(report["algorithms"]["rs"]["reach"]) == [f"{t:g}" for t in thresholds]
+    headers = " | ".join(clock_columns(COLUMNS, report))
+    assert all(f"to ≤{t:g} (share)" in headers for t in thresholds) and "≤A" not in headers

@@ -67,7 +67,7 @@ def test_rerun_does_nothing_and_other_settings_are_refused(jobs1):
     assert again.returncode == 0 and json.loads(again.stdout)["ran"] == 0
     assert before == {p: p.stat().st_mtime_ns for p in out.rglob("trial-*.json")}
     refused = nasbench("run", "--algo", "hb", "--trials", "3", "--budget-hours", BUDGET_H, "--out", str(out),
-                       "--set", "eta=4")
+                       "--set", "eta=4", "--label", "hb")     # without --label it would be its own run, hb+eta-4
     assert refused.returncode == 2 and "made with other settings" in refused.stderr
     refused = nasbench("run", "--algo", "hb", "--trials", "3", "--budget-hours", "99", "--out", str(out))
     assert refused.returncode == 2 and "budget 150 h there, 99 h now" in refused.stderr

@@ -63,20 +63,29 @@ def list_log_names(source: Path) -> list[str]:
 def read_logs(source: Path, max_epochs: int | None = None) -> list[LogRecord]:
     """Every log in the zip or folder, in file-name order; `max_epochs`: the benchmark's epoch count,
     which no log may exceed."""
+    from benchmarks.core.progress import step
+
     names = list_log_names(source)
     records = []
+    what = f"reading {len(names):,} training logs into the packed cache (once)"
     if source.is_dir():
-        for name in names:
+        for k, name in enumerate(names):
             try:
                 raw = (source / name).read_bytes()
             except OSError as exc:
                 raise DataError(f"cannot read log {source / name} ({exc.strerror or exc}); remove or repair it") from None
             records.append(parse_log(name, raw, max_epochs))
+            if k % 200 == 0:
+                step(what, k, len(names))
+        step(what, len(names), len(names))
         return records
     try:
         with zipfile.ZipFile(source) as archive:
-            for name in names:
+            for k, name in enumerate(names):
                 records.append(parse_log(name, archive.read(name), max_epochs))
+                if k % 200 == 0:
+                    step(what, k, len(names))
+        step(what, len(names), len(names))
     except (zipfile.BadZipFile, OSError, EOFError, zlib_error()) as exc:
         raise DataError(f"corrupt zip {source} ({exc}); re-download it") from None
     return records

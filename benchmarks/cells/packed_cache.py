@@ -101,13 +101,15 @@ def build_arrays(name: str, source: Path, features_csv: Path | None, max_epochs:
     arrays["log_name_blob"], arrays["log_name_offsets"] = encode_blob(r.name for r in kept)
     arrays["dropped_logs"] = np.array(dropped if dropped else [], dtype=str)
     if features_csv is not None:
-        arrays["shipped_features"] = read_features_csv(features_csv, arrays["ids"])
+        arrays["shipped_features"], arrays["features_extra_rows"] = read_features_csv(features_csv, arrays["ids"])
     return arrays
 
 
-def read_features_csv(path: Path, ids: np.ndarray) -> np.ndarray:
-    """The shipped graph2vec features `[n, d]` in the row order of `ids`; DataError if the ids differ,
-    an id appears twice or a value is not a finite number."""
+def read_features_csv(path: Path, ids: np.ndarray) -> tuple[np.ndarray, int]:
+    """The shipped graph2vec features `[n, d]` in the row order of `ids` (a row of NaN for an id the CSV
+    lacks: only an algorithm that reads these features needs it, and is refused then), and how many
+    CSV rows name an id without a log (ignored). DataError if an id appears twice or a value is not
+    a finite number."""
     import csv
 
     try:
@@ -130,13 +132,9 @@ def read_features_csv(path: Path, ids: np.ndarray) -> np.ndarray:
             raise ValueError("rows of different lengths")
     except (OSError, ValueError, IndexError) as exc:
         raise DataError(f"cannot read features CSV {path} ({exc})") from None
-    missing = set(map(int, ids)) - table.keys()
-    extra = table.keys() - set(map(int, ids))
-    if missing or extra:
-        raise DataError(f"features CSV {path} does not match the logs: {len(missing)} logged ids have no "
-                        f"features (e.g. {sorted(missing)[:3]}), {len(extra)} feature ids have no log "
-                        f"(e.g. {sorted(extra)[:3]})")
-    return np.array([table[int(i)] for i in ids], dtype=np.float64)
+    extra = len(table.keys() - set(map(int, ids)))
+    missing = [np.nan] * (len(header) - 1)
+    return np.array([table.get(int(i), missing) for i in ids], dtype=np.float64).reshape(len(ids), -1), extra
 
 
 STALE_TEMP_S = 600      # a build takes ~15 s: a temp file this old belongs to a build that was killed

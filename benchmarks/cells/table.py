@@ -6,7 +6,6 @@ read again for a benchmark loaded without them).
 """
 from benchmarks.cells.log_reader import log_source
 from benchmarks.cells.packed_cache import load_or_build
-from benchmarks.core.errors import DataError
 from benchmarks.core.paths import resolve_data_dir
 from benchmarks.core.table import Benchmark, SearchTable
 
@@ -23,10 +22,8 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
     root = resolve_data_dir(data_dir)
     source = log_source(root / spec.logs)
     features_csv = None
-    if spec.features_csv is not None:
-        features_csv = root / spec.features_csv
-        if not features_csv.is_file():
-            raise DataError(f"features CSV not found: {features_csv}")
+    if spec.features_csv is not None and (root / spec.features_csv).is_file():
+        features_csv = root / spec.features_csv    # optional: only `shipped-10d` readers need it
     arrays, cache_path = load_or_build(spec.name, source, features_csv, spec.max_epochs, rebuild=rebuild_cache)
     search = SearchTable(
         name=spec.name, ids=arrays["ids"], train_loss=arrays["train_loss"], val_loss=arrays["val_loss"],
@@ -34,7 +31,7 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
         num_params=arrays["num_params"], recipe_blob=arrays["recipe_blob"],
         recipe_offsets=arrays["recipe_offsets"], log_name_blob=arrays["log_name_blob"],
         log_name_offsets=arrays["log_name_offsets"], shipped_features=arrays.get("shipped_features"),
-        space=CellSpace())
+        features_extra_rows=int(arrays.get("features_extra_rows", 0)), space=CellSpace())
     return Benchmark(search=search, test_loss=arrays["test_loss"], data_dir=root, source=source,
                      checksum=str(arrays["checksum"]), cache_path=cache_path,
                      dropped_logs=tuple(str(x) for x in arrays["dropped_logs"]))

@@ -52,12 +52,12 @@ def write_json_atomic(path, obj, indent=None) -> Path:
     return write_text_atomic(path, json.dumps(obj, indent=indent, allow_nan=False) + "\n")
 
 
-def save_npz_atomic(path, **arrays) -> Path:
-    """An uncompressed .npz of `arrays`, written atomically."""
+def save_npz_atomic(path, compressed: bool = False, **arrays) -> Path:
+    """An .npz of `arrays` (uncompressed unless `compressed`), written atomically."""
     import io
 
     import numpy as np
 
     buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
+    (np.savez_compressed if compressed else np.savez)(buffer, **arrays)
     return write_bytes_atomic(path, buffer.getvalue())

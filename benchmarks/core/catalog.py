@@ -13,6 +13,7 @@ class BenchmarkSpec:
     feature_stand_ins: tuple = ()          # (kind, kind used instead) where the release ships no file
     single_fidelity: bool = False          # one evaluation per architecture (no epochs to stop early)
     objective: str = "log-perplexity"      # what the regret is measured in
+    reach_thresholds: tuple = (0.1, 0.05)  # regrets whose first reaching `report` times, in that unit
     loader: str = "benchmarks.cells.table"  # module with data_folder(data_dir) and load(spec, data_dir, rebuild)
     offers: frozenset = frozenset()        # what the benchmark offers algorithms (benchmarks.core.space.OFFERS)
     encoding_kind: str = "encoding"        # the feature kind of its search space's own encoding
@@ -47,7 +48,8 @@ def _gpt_spec(size: str, count: str, shape: str, budget: int) -> BenchmarkSpec:
     return BenchmarkSpec(f"gpt-{size}", f"HW-GPT-Bench space {size}: {count} GPT-2-style decoders ({shape}), supernet "
                          f"perplexity on OpenWebText; budget in evaluations (default {budget})",
                          f"gpt_{size}_observations.jsonl", None, max_epochs=1, default_budget=budget,
-                         single_fidelity=True, objective="perplexity", loader="benchmarks.gpt.table",
+                         single_fidelity=True, objective="perplexity", reach_thresholds=(0.2, 0.1),
+                         loader="benchmarks.gpt.table",
                          offers=GPT_OFFERS, encoding_kind="gpt-encoding", objectives=GPT_OBJECTIVES,
                          clock="evaluations")
 
@@ -69,7 +71,7 @@ BENCHMARKS = {
     "bert": BenchmarkSpec("bert", "NAS-Bench-BERT: 500 FlexiBERT transformers, GLUE average maximised; single "
                           "fidelity (one evaluation = time_to_train, no epochs); default budget 36 h (50 mean "
                           "evaluations)", "BERT_benchmark.json", None, max_epochs=1,
-                          default_budget=36.0, single_fidelity=True, objective="GLUE points",
+                          default_budget=36.0, single_fidelity=True, objective="GLUE points", reach_thresholds=(1.0, 0.5),
                           loader="benchmarks.flexibert.table", offers=FLEXIBERT_OFFERS,
                           encoding_kind="bert-encoding", objectives=("glue", "params", "train_s")),
     # HW-GPT-Bench (budgets in evaluations: no training time is recorded). Defaults: 100 supernet evaluations

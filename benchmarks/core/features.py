@@ -60,8 +60,14 @@ def features(benchmark, kind: str) -> np.ndarray:
     if kind == "shipped-10d":
         shipped = benchmark.search.shipped_features
         if shipped is None:
-            raise UserError(f"benchmark '{benchmark.name}' has no shipped features (only ptb does); "
-                            "use feature kind g2v-10d or g2v-50d")
+            raise UserError(f"the data folder of '{benchmark.name}' has no features CSV "
+                            f"({getattr(benchmark, 'data_dir', None) or 'none'}); use feature kind g2v-10d or g2v-50d "
+                            "(computed from the cells)")
+        lacking = np.flatnonzero(np.isnan(shipped).any(axis=1))
+        if len(lacking):
+            raise UserError(f"the features CSV has no row for {len(lacking)} of the {benchmark.search.n} cells "
+                            f"(ids {', '.join(str(i) for i in benchmark.search.ids[lacking[:3]])}"
+                            f"{', ...' if len(lacking) > 3 else ''}); use feature kind g2v-10d or g2v-50d")
         memo = _MEMO.get(("shipped", id(shipped)))
         if memo is not None and memo[0] is shipped:
             return memo[1]

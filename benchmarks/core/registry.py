@@ -10,20 +10,25 @@ _LOADED: dict = {}
 
 
 def get_spec(name: str) -> BenchmarkSpec:
+    """The catalog entry of `name`; UserError with the closest names otherwise (the CLI's --benchmark
+    options accept any case and pass the catalog's spelling)."""
+    from benchmarks.core.names import did_you_mean
+
     if name not in BENCHMARKS:
-        raise UserError(f"unknown benchmark '{name}'; choose one of: {', '.join(BENCHMARKS)}")
+        raise UserError(f"unknown benchmark '{name}'{did_you_mean(name, BENCHMARKS)}; "
+                        f"choose one of: {', '.join(BENCHMARKS)}")
     return BENCHMARKS[name]
 
 
 def load_benchmark(name: str = "ptb", data_dir=None, rebuild_cache: bool = False, test_losses: bool = True) -> Benchmark:
-    """A loaded benchmark by catalog name ('ptb', 'wt2', 'bert'), memoised per process.
+    """A loaded benchmark by catalog name ('ptb', 'wt2', 'bert', 'gpt-s', 'gpt-m', 'gpt-l'), memoised per process.
 
     `test_losses=False`: without them (`test_loss` None), for a process that runs searchers: trials
     read them with `load_test_losses` only after their algorithm has finished, and drop them.
 
     `data_dir`: the folder holding that benchmark's files (ptb and wt2: the NAS-Bench-NLP release
     layout, e.g. `../shared/nas-bench-nlp`; bert: the NAS-Bench-BERT files, e.g.
-    `../shared/training-free-nas`); default: the benchmark's environment variable, else its folder
+    `../shared/training-free-nas`; gpt-*: the HW-GPT-Bench files, e.g. `../shared/hw-gpt-bench`); default: the benchmark's environment variable, else its folder
     in `../shared` beside the repository. The catalog entry names the loader module.
     """
     import importlib

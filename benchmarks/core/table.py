@@ -121,8 +121,9 @@ class SearchTable(_Rows):
     recipe_offsets: np.ndarray = field(repr=False)
     log_name_blob: np.ndarray = field(repr=False)
     log_name_offsets: np.ndarray = field(repr=False)
-    shipped_features: np.ndarray | None = None   # float64 [n, 10] (ptb only)
+    shipped_features: np.ndarray | None = None   # float64 [n, 10] (ptb only); NaN rows: ids the CSV lacks
     space: object | None = None   # its search space (benchmarks.core.space.SearchSpace: CellSpace, FlexiBertSpace)
+    features_extra_rows: int = 0  # rows of the features CSV whose id has no log (ignored)
 
     def __post_init__(self):
         _read_only(self, ARRAY_FIELDS)

@@ -191,7 +191,7 @@ def run_ablation(benchmark, cache, kind: str, cells=None, repeats: int = ABLATIO
             seed, batch_seed = (cache.seed + 1 + r, cache.seed) if kind == "weights" else \
                                (cache.seed, cache.seed + 1 + r)
             scores, _ = score_recipe(recipe, corpus, METRICS, seed=seed, batch_seed=batch_seed,
-                                     batch_size=cache.batch_size, seq_len=cache.seq_len)
+                                     batch_size=cache.batch_size, seq_len=cache.seq_len, split=cache.split)
             values[c, r] = [scores[m] for m in METRICS]
             if progress is not None:
                 progress(c * repeats + r + 1, len(rows) * repeats)

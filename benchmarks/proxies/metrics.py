@@ -201,9 +201,10 @@ def score_model(model, tokens, metrics=METRICS) -> dict:
 
 
 def score_recipe(recipe, corpus, metrics=METRICS, seed: int = 0, batch_seed=None,
-                 batch_size=None, seq_len=None) -> tuple:
+                 batch_size=None, seq_len=None, split=None) -> tuple:
     """Build the model of `recipe` (weights from `seed`) and score it on the minibatch of `batch_seed`
-    (default `seed`). Returns ({metric: float}, seconds)."""
+    (default `seed`) drawn from the corpus split `split` (default minibatch.SPLIT, training tokens).
+    Returns ({metric: float}, seconds)."""
     import torch
 
     from benchmarks.proxies import minibatch as mb
@@ -217,7 +218,7 @@ def score_recipe(recipe, corpus, metrics=METRICS, seed: int = 0, batch_seed=None
         scores["num_params"] = float(model_param_count(recipe, corpus.vocab_size))
     network_metrics = tuple(m for m in metrics if m != "num_params")
     if network_metrics:
-        tokens = mb.minibatch(corpus.splits[mb.SPLIT], seed if batch_seed is None else batch_seed,
+        tokens = mb.minibatch(corpus.splits[mb.check_split(split or mb.SPLIT)], seed if batch_seed is None else batch_seed,
                               batch_size or mb.BATCH_SIZE, seq_len or mb.SEQ_LEN)
         model = RecipeLanguageModel(recipe, corpus.vocab_size, seed=seed,
                                     build_layers=_layers_needed(network_metrics))

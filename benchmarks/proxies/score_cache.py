@@ -1,7 +1,7 @@
 """The cached table of training-free scores: resumable, interrupt-safe, readable without torch.
 
 Layout under `cache_dir()/proxies/<benchmark>/<config>/` (config = seed, minibatch size, sequence
-length and the metric code version): `table.npz` (compacted) plus `chunks/*.npz`, each written
+length, corpus split of the minibatch and the metric code version): `table.npz` (compacted) plus `chunks/*.npz`, each written
 atomically by a scoring run every few cells. A run killed at any moment loses at most the cells of
 its unwritten chunk; the reader merges the table and the chunks (later files win). An unreadable file
 is skipped with a warning (its cells count as unscored) and set aside as `*.corrupt` by the next run.
@@ -31,8 +31,11 @@ SCORE_VERSION = "v1"    # bump when a metric's definition or the network changes
 DEFAULT_SECONDS_PER_SCORE = 1.8
 
 
-def config_name(seed: int, batch_size: int, seq_len: int) -> str:
-    return f"seed{seed}-b{batch_size}-t{seq_len}-{SCORE_VERSION}"
+def config_name(seed: int, batch_size: int, seq_len: int, split: str = "train") -> str:
+    """The cache folder of one scoring configuration. Test-split tables keep the name they had before
+    the split was part of the configuration (it was always the test split), so old caches stay valid."""
+    split_part = "" if split == "test" else f"-{split}"
+    return f"seed{seed}-b{batch_size}-t{seq_len}{split_part}-{SCORE_VERSION}"
 
 
 @dataclass
@@ -75,15 +78,16 @@ class ScoreCache:
     """The score files of one benchmark and scoring configuration."""
 
     def __init__(self, benchmark: str, seed: int = 0, batch_size: int | None = None,
-                 seq_len: int | None = None, root=None):
+                 seq_len: int | None = None, root=None, split: str | None = None):
         from benchmarks.proxies import minibatch as mb
 
         self.benchmark = benchmark
         self.seed = int(seed)
         self.batch_size = int(batch_size or mb.BATCH_SIZE)
         self.seq_len = int(seq_len or mb.SEQ_LEN)
+        self.split = mb.check_split(split or mb.SPLIT)
         base = Path(root) if root is not None else cache_dir() / "proxies"
-        self.path = base / benchmark / config_name(self.seed, self.batch_size, self.seq_len)
+        self.path = base / benchmark / config_name(self.seed, self.batch_size, self.seq_len, self.split)
         self._counter = 0
 
     @property
@@ -189,9 +193,13 @@ def _read(path: Path) -> dict:
     return part
 
 
-def load_scores(benchmark, metric: str, seed: int = 0, batch_size=None, seq_len=None) -> np.ndarray:
+def load_scores(benchmark, metric: str, seed: int = 0, batch_size=None, seq_len=None,
+                split: str | None = None) -> np.ndarray:
     """float64 [n] of `metric` for the benchmark's rows (its `search.ids` order); NaN for unscored cells,
     -inf for cells that were scored but whose score is not finite (a degenerate untrained network).
+
+    Cells the user's cache lacks are taken from the table shipped with the package for this
+    configuration (benchmarks/proxies/shipped.py), matched by id and recipe.
 
     `benchmark`: a loaded Benchmark or its SearchTable. Read-only; needs no torch.
     """
@@ -200,14 +208,22 @@ def load_scores(benchmark, metric: str, seed: int = 0, batch_size=None, seq_len=
     if metric not in METRICS:
         raise UserError(f"unknown metric '{metric}'; choose one of: {', '.join(METRICS)}")
     search = getattr(benchmark, "search", benchmark)
-    table = ScoreCache(search.name, seed, batch_size, seq_len).load()
+    cache = ScoreCache(search.name, seed, batch_size, seq_len, split=split)
+    table = cache.load()
     values = table.column(metric, search.ids)
     values[table.scored_mask(metric, search.ids) & ~np.isfinite(values)] = -np.inf
+    if np.isnan(values).any():
+        from benchmarks.proxies.shipped import shipped_values
+
+        shipped, _ = shipped_values(search, metric, cache.path.name)
+        if shipped is not None:
+            fill = np.isnan(values)
+            values[fill] = shipped[fill]
     return values
 
 
 def seconds_per_score(benchmark, metric: str = "all", seed: int = 0, batch_size=None,
-                      seq_len=None) -> float:
+                      seq_len=None, split: str | None = None) -> float:
     """Median CPU seconds (one thread) to score one cell, as measured by the scoring runs in the cache.
 
     CPU rather than wall time, so that a loaded machine does not inflate it. metric 'all': passes
@@ -215,7 +231,7 @@ def seconds_per_score(benchmark, metric: str = "all", seed: int = 0, batch_size=
     that computed it. DEFAULT_SECONDS_PER_SCORE when nothing was measured.
     """
     name = getattr(getattr(benchmark, "search", benchmark), "name", benchmark)
-    table = ScoreCache(name, seed, batch_size, seq_len).load()
+    table = ScoreCache(name, seed, batch_size, seq_len, split=split).load()
     if not len(table.ids):
         return DEFAULT_SECONDS_PER_SCORE
     if metric == "all":

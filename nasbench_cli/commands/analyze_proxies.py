@@ -2,23 +2,26 @@
 import click
 
 from benchmarks.core.registry import BENCHMARKS
-from nasbench_cli.commands.options import data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import NameChoice, data_dir_option, echo_json, json_option
 
 
 @click.command("proxies")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Scoring seed of the cached table to read.")
 @click.option("--batch-size", type=click.IntRange(2, 1024), default=None, help="Minibatch of the table (default 32).")
 @click.option("--seq-len", type=click.IntRange(1, 1000), default=None, help="Sequence length of the table (default 20).")
+@click.option("--split", type=click.Choice(["train", "test"]), default="train", show_default=True,
+              help="Corpus split of the table's minibatch, as built: train (what search reads; the default of "
+                   "`proxies build`) or test (the authors' protocol, for comparing with the published taus).")
 @click.option("--ablation/--no-ablation", default=True, show_default=True,
               help="Also the 10 cells x 10 seeds and 10 cells x 10 minibatches ablations "
                    "(computed on first use, about 400 CPU seconds, then cached).")
-@click.option("--benchmark", "benchmark_name", type=click.Choice(sorted(set(BENCHMARKS) | {"bert"})), default="ptb",
+@click.option("--benchmark", "benchmark_name", type=NameChoice(sorted(set(BENCHMARKS) | {"bert"})), default="ptb",
               show_default=True, help="Which benchmark; bert: NAS-Bench-BERT's published scores against GLUE "
                                       "(BERT_results_activation.csv, 500 architectures; no cache needed); gpt-s/m/l: "
                                       "parameters, FLOPs and memory against the supernet perplexity.")
 @data_dir_option
 @json_option
-def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_json):
+def proxies(seed, batch_size, seq_len, split, ablation, benchmark_name, data_dir, as_json):
     """Kendall tau and Spearman rho of each metric against final test loss.
 
     Columns: on the paper's population (cells whose training completed: status OK and 50 epochs,
@@ -42,15 +45,17 @@ def proxies(seed, batch_size, seq_len, ablation, benchmark_name, data_dir, as_js
         return
     start = time.monotonic()
     benchmark = load_benchmark(benchmark_name, data_dir)
-    cache = ScoreCache(benchmark_name, seed, batch_size, seq_len)
+    cache = ScoreCache(benchmark_name, seed, batch_size, seq_len, split=split)
     table = cache.load()
     if not len(table.ids):
-        raise UserError(f"no scores cached in {cache.path}; run `nasbench proxies build --sample 1000` first")
+        raise UserError(f"no scores cached in {cache.path}; run `nasbench proxies build --sample 1000 "
+                        f"--split {split}` first")
     published = analysis.load_published() if benchmark_name == "ptb" else None
     rows = analysis.correlation_table(benchmark, table, published)
     result = {"benchmark": benchmark_name, "cache": str(cache.path), "seed": cache.seed,
-              "minibatch": [cache.batch_size, cache.seq_len],
-              "cpu_seconds_per_cell_all_metrics": seconds_per_score(benchmark, "all", seed, batch_size, seq_len),
+              "minibatch": [cache.batch_size, cache.seq_len], "split": split,
+              "cpu_seconds_per_cell_all_metrics": seconds_per_score(benchmark, "all", seed, batch_size, seq_len,
+                                                                    split),
               "paper_text": {"hidden_covariance_l1_tau": analysis.PAPER_TAU["hidden_covariance_l1"],
                              "other_metrics_tau_at_most": analysis.PAPER_MAX_OTHER_TAU},
               "metrics": rows}

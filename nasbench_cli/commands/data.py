@@ -16,6 +16,8 @@ def benchmark_summary(benchmark) -> dict:
     import collections
     import math
 
+    import numpy as np
+
     search = benchmark.search
     statuses = collections.Counter(str(s) for s in search.status)
     epochs = collections.Counter(int(e) for e in search.n_epochs)
@@ -31,6 +33,9 @@ def benchmark_summary(benchmark) -> dict:
         "best_arch": benchmark.best_id,
         "best_epoch": benchmark.best_epoch,
         "shipped_features": None if search.shipped_features is None else list(search.shipped_features.shape),
+        "features_missing_rows": None if search.shipped_features is None
+        else int(np.isnan(search.shipped_features).any(axis=1).sum()),
+        "features_extra_rows": int(getattr(search, "features_extra_rows", 0)),
         "dropped_duplicate_logs": list(benchmark.dropped_logs),
         "data_dir": str(benchmark.data_dir),
         "source": str(benchmark.source),
@@ -71,8 +76,8 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
     if verify:
         from benchmarks.cells.packed_cache import checksum
 
-        extra = [benchmark.data_dir / benchmark_spec_features(benchmark_name)] \
-            if benchmark_spec_features(benchmark_name) else []
+        features_csv = benchmark.data_dir / (benchmark_spec_features(benchmark_name) or "")
+        extra = [features_csv] if benchmark_spec_features(benchmark_name) and features_csv.is_file() else []
         summary["verified"] = checksum(benchmark.source, extra) == benchmark.checksum
     if as_json:
         echo_json(summary)
@@ -87,7 +92,13 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
     click.echo(f"L*               {s['l_star']:.4f} test log-perplexity (perplexity {s['l_star_perplexity']:.1f}), "
                f"architecture {s['best_arch']} at epoch {s['best_epoch']}")
     if s["shipped_features"]:
-        click.echo(f"features         shipped graph2vec {s['shipped_features'][1]}-d for all architectures")
+        missing, extra = s["features_missing_rows"], s["features_extra_rows"]
+        covered = "all architectures" if not missing else \
+            f"{s['architectures'] - missing:,} architectures ({missing:,} have no row: shipped-10d readers refuse them)"
+        click.echo(f"features         shipped graph2vec {s['shipped_features'][1]}-d for {covered}"
+                   + (f"; {extra:,} rows for ids without a log ignored" if extra else ""))
+    elif benchmark_spec_features(s["benchmark"]):
+        click.echo("features         no features CSV in this folder (algorithms reading shipped-10d cannot run)")
     if s["dropped_duplicate_logs"]:
         click.echo(f"duplicates       {len(s['dropped_duplicate_logs'])} log(s) of an id already present, not used: "
                    + ", ".join(s["dropped_duplicate_logs"]))

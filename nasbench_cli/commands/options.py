@@ -3,15 +3,33 @@ import click
 
 from benchmarks.core.catalog import BENCHMARKS
 
+
+class NameChoice(click.Choice):
+    """A choice of names that ignores case (returns the listed spelling) and suggests the closest
+    names for a misspelt one."""
+
+    def __init__(self, choices):
+        super().__init__(choices, case_sensitive=False)
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            from benchmarks.core.names import did_you_mean
+
+            self.fail(f"'{value}' is not one of {', '.join(self.choices)}{did_you_mean(str(value), self.choices)}",
+                      param, ctx)
+
+
 data_dir_option = click.option(
     "--data-dir", type=click.Path(file_okay=False, path_type=str), default=None,
     help="Folder with the NAS-Bench-NLP release layout (default: $NASBENCH_DATA or ../shared/nas-bench-nlp).")
 benchmark_option = click.option(
-    "--benchmark", "benchmark_name", type=click.Choice(sorted(BENCHMARKS)), default="ptb", show_default=True,
+    "--benchmark", "benchmark_name", type=NameChoice(sorted(BENCHMARKS)), default="ptb", show_default=True,
     help="Which benchmark.")
 cell_benchmark_option = click.option(
-    "--benchmark", "benchmark_name", type=click.Choice(sorted(n for n, spec in BENCHMARKS.items()
-                                                              if not spec.single_fidelity)),
+    "--benchmark", "benchmark_name", type=NameChoice(sorted(n for n, spec in BENCHMARKS.items()
+                                                           if not spec.single_fidelity)),
     default="ptb", show_default=True, help="Which recurrent-cell benchmark (NAS-Bench-NLP).")
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 

@@ -7,7 +7,13 @@ METRIC_HELP = ("'all' or a comma list of: hidden_covariance_l1, hidden_covarianc
                "activation_distance, jacobian_covariance, jacobian_cosine, synaptic_saliency, num_params.")
 
 
+SPLIT_HELP = ("Corpus split of the minibatch: train (default: what search reads) or test (the authors' "
+              "choice; for comparing with the published taus). Each split has its own cache.")
+
+
 def _config_options(func):
+    func = click.option("--split", type=click.Choice(["train", "test"]), default="train", show_default=True,
+                        help=SPLIT_HELP)(func)
     func = click.option("--seq-len", type=click.IntRange(1, 1000), default=None,
                         help="Tokens per sequence of the minibatch (default 20).")(func)
     func = click.option("--batch-size", type=click.IntRange(2, 1024), default=None,
@@ -65,7 +71,8 @@ def proxies():
 @cell_benchmark_option
 @data_dir_option
 @json_option
-def score(arch_id, recipe_file, metric_text, seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
+def score(arch_id, recipe_file, metric_text, split, seed, batch_size, seq_len, benchmark_name, data_dir,
+          as_json):
     """Score one cell now (not cached); prints each metric and the seconds it took."""
     from benchmarks.core.errors import UserError
     from benchmarks.proxies.build import parse_metrics
@@ -98,14 +105,15 @@ def score(arch_id, recipe_file, metric_text, seed, batch_size, seq_len, benchmar
     corpus = mb.load_corpus(benchmark_name)
     with threadpool_limits(1):
         scores, seconds = score_recipe(recipe, corpus, metrics, seed=seed, batch_size=batch_size,
-                                       seq_len=seq_len)
-    info.update(seed=seed, batch_size=batch_size or mb.BATCH_SIZE, seq_len=seq_len or mb.SEQ_LEN,
+                                       seq_len=seq_len, split=split)
+    info.update(seed=seed, split=split, batch_size=batch_size or mb.BATCH_SIZE, seq_len=seq_len or mb.SEQ_LEN,
                 seconds=round(seconds, 3), scores={m: _finite(v) for m, v in scores.items()})
     if as_json:
         echo_json(info)
         return
     what = f"arch {arch_id}" if arch_id is not None else recipe_file
-    click.echo(f"{what}: minibatch {info['batch_size']} x {info['seq_len']} PTB test tokens, seed {seed}, "
+    click.echo(f"{what}: minibatch {info['batch_size']} x {info['seq_len']} {benchmark_name} {split} tokens, "
+               f"seed {seed}, "
                f"{seconds:.2f} s on one thread")
     for metric, value in scores.items():
         click.echo(f"  {metric:<22} {value:.6g}")
@@ -122,16 +130,20 @@ def score(arch_id, recipe_file, metric_text, seed, batch_size, seq_len, benchmar
               help="Only cells whose training completed (status OK, 50 epochs): the paper's population.")
 @click.option("--jobs", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Worker processes (one thread each).")
+@click.option("--rescore", is_flag=True,
+              help="Also score cells the package ships scores for (to reproduce the shipped table).")
 @_config_options
 @cell_benchmark_option
 @data_dir_option
 @json_option
-def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size, seq_len, benchmark_name,
-          data_dir, as_json):
+def build(metric_text, sample, all_cells, completed_only, jobs, rescore, split, seed, batch_size, seq_len,
+          benchmark_name, data_dir, as_json):
     """Score cells into the cached table (resumable: cells already cached are skipped).
 
     Finished cells are written every 20 cells; Ctrl-C or a kill keeps them, and running the same
-    command again resumes. Optimizers read the table with benchmarks.proxies.load_scores.
+    command again resumes. Cells whose score the package ships (hidden_covariance_l1 on train tokens,
+    seed 0, 32 x 20, for ptb and wt2) are skipped unless --rescore. Optimizers read the cache, then
+    the shipped table, with benchmarks.proxies.load_scores.
     """
     import sys
     import time
@@ -148,12 +160,13 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
 
     benchmark = load_benchmark(benchmark_name, data_dir)
     rows = sample_rows(benchmark.search, None if all_cells else sample, completed_only)
-    cache = ScoreCache(benchmark_name, seed, batch_size, seq_len)
+    cache = ScoreCache(benchmark_name, seed, batch_size, seq_len, split=split)
     start = time.monotonic()
     report = None
     with _Progress(quiet=as_json, interactive=sys.stderr.isatty()) as progress:
         try:
-            report = run_build(benchmark, cache, metrics, rows, jobs=jobs, progress=progress.update)
+            report = run_build(benchmark, cache, metrics, rows, jobs=jobs, progress=progress.update,
+                               shipped_too=not rescore)
         except KeyboardInterrupt as exc:
             done = getattr(exc, "report", None)
             kept = done.scored if done is not None else 0
@@ -176,7 +189,7 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
     if as_json:
         echo_json(summary)
     else:
-        click.echo(f"{report.requested} cells requested: {report.already} already cached, "
+        click.echo(f"{report.requested} cells requested: {report.already} already cached or shipped, "
                    f"{report.scored} scored now, {report.failed} failed")
         if len(seconds):
             click.echo(f"seconds per cell: median {np.median(seconds):.2f} wall, {np.median(cpu):.2f} CPU "
@@ -192,7 +205,7 @@ def build(metric_text, sample, all_cells, completed_only, jobs, seed, batch_size
 @cell_benchmark_option
 @data_dir_option
 @json_option
-def status(seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
+def status(split, seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
     """How many cells the cached table holds per metric, and the measured seconds per score."""
     import numpy as np
 
@@ -201,17 +214,17 @@ def status(seed, batch_size, seq_len, benchmark_name, data_dir, as_json):
     from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir)
-    cache = ScoreCache(benchmark_name, seed, batch_size, seq_len)
+    cache = ScoreCache(benchmark_name, seed, batch_size, seq_len, split=split)
     table = cache.load()
     rows = {}
     for metric in METRICS:
         values = table.column(metric, benchmark.search.ids)
         rows[metric] = {"scored": table.count(metric), "finite": int(np.isfinite(values).sum()),
                         "seconds_per_score": round(seconds_per_score(benchmark, metric, seed, batch_size,
-                                                                     seq_len), 3)}
-    info = {"benchmark": benchmark_name, "cells": benchmark.search.n, "cache": str(cache.path),
+                                                                     seq_len, split), 3)}
+    info = {"benchmark": benchmark_name, "split": split, "cells": benchmark.search.n, "cache": str(cache.path),
             "files": len(cache.files()), "seconds_per_score_all": round(
-                seconds_per_score(benchmark, "all", seed, batch_size, seq_len), 3), "metrics": rows}
+                seconds_per_score(benchmark, "all", seed, batch_size, seq_len, split), 3), "metrics": rows}
     if as_json:
         echo_json(info)
         return

@@ -66,6 +66,12 @@ def parse_overrides(items, algos, benchmark: str | None = None) -> dict:
         if not matched:
             raise UserError(f"--set {item}: no selected algorithm has a setting '{key}' "
                             f"(settings: " + "; ".join(f"{a}: {', '.join(sorted(fields[a]))}" for a in targets) + ")")
+        if key == "features" and benchmark is not None:
+            from benchmarks.core.features import used_kind
+
+            if used_kind(benchmark, value) != value:     # a stand-in would run: refuse the other name
+                raise UserError(f"--set {item}: {benchmark} ships no graph2vec features; say what should run: "
+                                f"--set features={used_kind(benchmark, value)} (what the default stands in with)")
         for algo in matched:
             overrides[algo][key] = value
     return overrides
@@ -242,8 +248,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     import os
 
     from nasbench_cli.harness.runner import execute, plan_trials, remove_stale_temp_files, trial_path
-    from nasbench_cli.harness.trial import current_scores_checksum, run_label
-    from optimizers.registry import algorithm_name
+    from nasbench_cli.harness.trial import current_scores_checksum, default_label
 
     from benchmarks.core.registry import get_spec
 
@@ -260,7 +265,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
     errors = []
     regret_word = "HV regret" if objectives else "regret"
     if todo:
-        _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet=as_json)
+        _preflight(benchmark, sorted({spec.algo for spec in todo}, key=algos.index), overrides, quiet=as_json)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         if dask_choice is not None and not as_json:
@@ -273,15 +278,27 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
             task = progress.add_task(f"{benchmark_name} trials", total=len(todo) + len(done),
                                      completed=len(done), last="")
 
+            finished = [len(done)]
+
+            def on_progress(shares):
+                """Within long trials: the bar moves by the share of each running trial's budget simulated."""
+                running = ", ".join(f"{spec.label} #{spec.trial} {share:.0%} ({jobs} jobs)"
+                                    for spec, (share, jobs) in list(shares.items())[:2])
+                progress.update(task, completed=finished[0] + sum(share for share, _ in shares.values()),
+                                last=f"running: {running}" if running else "")
+
             def on_done(spec, summary):
+                finished[0] += 1
+                progress.update(task, completed=finished[0])
                 last = "failed" if summary is None else \
                     f"{spec.label} #{spec.trial}: {regret_word} {summary['final_regret']:.4f}" \
                     if summary["final_regret"] is not None else f"{spec.label} #{spec.trial}: no incumbent"
-                progress.update(task, advance=1, last=last)
+                progress.update(task, last=last)
 
             try:
                 if dask_choice is None:
-                    _, errors = execute(todo, jobs, data_dir, on_done)
+                    _, errors = execute(todo, jobs, data_dir, on_done,
+                                        on_progress if progress.live.console.is_terminal and not as_json else None)
                 else:
                     _, errors = _execute_on_dask(todo, dask_choice, benchmark, algos, overrides, out, done,
                                                  on_done)
@@ -293,7 +310,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
-    labels = [label] if label else [run_label(algorithm_name(a), workers) + ("@release" if max_jobs else "")
+    labels = [label] if label else [default_label(a, overrides.get(a), benchmark_name, workers, bool(max_jobs))
                                     for a in algos]
     paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(trials)]
     summary = summarize([p for p in paths if p.is_file()])
@@ -344,27 +361,33 @@ def _execute_on_dask(todo, choice, benchmark, algos, overrides, out, done, on_do
         raise click.exceptions.Exit(1)
 
 
-def _prewarm_features(benchmark_name, algos, overrides, data_dir, quiet):
-    """Build the feature caches the algorithms read once here, not in every worker."""
-    from benchmarks.core.registry import load_benchmark
-    from nasbench_cli.harness.trial import load_features
+def _preflight(benchmark, algos, overrides, quiet):
+    """Check in this process what every trial will read, before any worker starts: one line naming the
+    algorithm for what is missing (nasbench_cli.harness.preflight); features built once here."""
+    from benchmarks.core.features import G2V_DIMS, is_g2v_cached, used_kind
+    from nasbench_cli.harness.preflight import check_features, check_scores
     from optimizers.registry import make_algorithm
 
+    for algo in algos:
+        algorithm = make_algorithm(algo, overrides.get(algo), benchmark.name)
+        kind = algorithm.feature_kind
+        if kind is not None and used_kind(benchmark.name, kind) in G2V_DIMS and \
+                not is_g2v_cached(benchmark, G2V_DIMS[used_kind(benchmark.name, kind)]):
+            _build_g2v(benchmark, G2V_DIMS[used_kind(benchmark.name, kind)], used_kind(benchmark.name, kind), quiet)
+        check_features(benchmark, algo, algorithm)
+        note = check_scores(benchmark, algo, algorithm)
+        if note and not quiet:
+            click.echo(f"note: {note}", err=True)
+
+
+def _build_g2v(benchmark, dims, kind, quiet):
+    """First use of a graph2vec kind: embed every cell (a minute or two for PTB), then cached."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from benchmarks.core.features import G2V_DIMS, g2v_features, is_g2v_cached, used_kind
+    from benchmarks.core.features import g2v_features
 
-    kinds = {used_kind(benchmark_name, k) for k in
-             {make_algorithm(a, overrides.get(a), benchmark_name).feature_kind for a in algos} - {None}}
-    benchmark = load_benchmark(benchmark_name, data_dir)
-    for kind in sorted(kinds):
-        if kind not in G2V_DIMS or is_g2v_cached(benchmark, G2V_DIMS[kind]):
-            load_features(benchmark, kind)
-            continue
-        # first use: graph2vec over every cell (about a minute or two for PTB), then cached
-        with Progress(TextColumn(f"graph2vec {kind} (built once, then cached)"), BarColumn(),
-                      TextColumn("{task.completed}/{task.total} epochs"), TimeElapsedColumn(),
-                      TextColumn("left"), TimeRemainingColumn(), disable=quiet, transient=False) as bar:
-            task = bar.add_task("", total=None)
-            g2v_features(benchmark, G2V_DIMS[kind],
-                         progress=lambda done, total: bar.update(task, completed=done, total=total))
+    with Progress(TextColumn(f"graph2vec {kind} (built once, then cached)"), BarColumn(),
+                  TextColumn("{task.completed}/{task.total} epochs"), TimeElapsedColumn(),
+                  TextColumn("left"), TimeRemainingColumn(), disable=quiet, transient=False) as bar:
+        task = bar.add_task("", total=None)
+        g2v_features(benchmark, dims, progress=lambda done, total: bar.update(task, completed=done, total=total))

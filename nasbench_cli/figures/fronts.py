@@ -4,7 +4,7 @@ loss against the first hardware objective of a multi-objective run (with three o
 projection onto those two, each trial's front re-filtered there)."""
 import numpy as np
 
-from nasbench_cli.figures.plotting import FIGSIZE_IN, _legend, _title, algo_style, _label
+from nasbench_cli.figures.plotting import DEFAULT_OPTIONS, _legend, _title, line_style, _label
 
 
 def scored_front(benchmark, space, front) -> np.ndarray:
@@ -33,7 +33,7 @@ def median_attainment(fronts: list) -> np.ndarray:
     return np.asarray(surface)[:, :2]
 
 
-def front_figure(benchmark_name: str, per_algo: dict):
+def front_figure(benchmark_name: str, per_algo: dict, options=DEFAULT_OPTIONS):
     """True front and median attainment surfaces of the final fronts, natural units on both axes."""
     import matplotlib.pyplot as plt
 
@@ -49,7 +49,7 @@ def front_figure(benchmark_name: str, per_algo: dict):
     loss_col = space.loss_column
     other_col = next(c for c in range(len(objectives)) if c != loss_col)
     cols = [other_col, loss_col]
-    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    fig, ax = plt.subplots(figsize=options.figsize())
 
     def draw(points, **style):
         points = points[np.argsort(points[:, 0])]
@@ -60,15 +60,15 @@ def front_figure(benchmark_name: str, per_algo: dict):
     true = true[nondominated(true)]
     draw(true, color="#555555", linestyle=(0, (1, 1)), linewidth=1.4, marker="D", markersize=4, label=f"true front ({len(true)} architectures)",
          zorder=5)
-    for algo, records in per_algo.items():
+    for k, (algo, records) in enumerate(per_algo.items()):
         fronts = []
         for record in records:
             points = scored_front(benchmark, space, record.get("front"))[:, cols]
             fronts.append(points[nondominated(points)] if len(points) else points)
         surface = median_attainment(fronts)
         if len(surface):
-            style = {k: v for k, v in algo_style(algo).items() if k in ("color", "linestyle", "linewidth")}
-            draw(surface, label=f"{_label(algo, records)}: median attainment", alpha=0.9, **style)
+            draw(surface, label=f"{_label(algo, records)}: median attainment", alpha=0.9,
+                 **line_style(algo, k, len(per_algo)))
     if objectives[other_col] in ("params", "flops"):
         ax.set_xscale("log")
     x_obj, y_obj = OBJECTIVES[objectives[other_col]], OBJECTIVES[objectives[loss_col]]
@@ -78,7 +78,7 @@ def front_figure(benchmark_name: str, per_algo: dict):
     from nasbench_cli.results.aggregate import clock_label, clock_unit_s
 
     budgets = sorted({r["budget_s"] / clock_unit_s(benchmark_name) for rs in per_algo.values() for r in rs})
-    ax.set_title(f"{_title(benchmark_name)}: final fronts{projection}\nmedian attainment surface over trials "
+    ax.set_title(f"{_title(benchmark_name, options)}: final fronts{projection}\nmedian attainment surface over trials "
                  f"after {', '.join(f'{b:g}' for b in budgets)} {clock_label(benchmark_name)}")
     _legend(ax)
     return fig

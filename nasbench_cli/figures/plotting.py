@@ -8,7 +8,9 @@ style of its worker count. Regret is drawn on a log axis with a floor: values be
 are drawn at the floor, and the axis label says so.
 """
 import io
+import math
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -32,39 +34,44 @@ def parse_formats(text: str) -> list[str]:
     return formats
 FIGSIZE_IN = (7.4, 4.2)
 
-# registry algorithms: Okabe-Ito colours (colour-blind safe), line style by family
+
+@dataclass(frozen=True)
+class FigureOptions:
+    """What `nasbench plot` lets a user choose about every figure."""
+    bands: bool = True              # shade the interval around mean curves
+    band_kind: str = "ci95"         # aggregate.BAND_KINDS: ci95 (95% t-interval) or sem (±1 standard error)
+    title: str | None = None        # replaces the benchmark's name in the titles
+    width_in: float | None = None   # figure width in inches (height keeps the proportions)
+
+    def figsize(self, size=FIGSIZE_IN) -> tuple:
+        if self.width_in is None:
+            return size
+        return (self.width_in, size[1] * self.width_in / size[0])
+
+
+DEFAULT_OPTIONS = FigureOptions()
+
+# Colour-blind-safe palette: Okabe-Ito's eight (yellow left out: unreadable on white) plus Paul Tol's
+# indigo, olive, wine, teal and rose. Each registry algorithm has a fixed (colour, marker) pair, unique
+# across the registry; the algorithms usually compared together (the paper's eight; the multi-
+# objective six) have distinct colours. Line style says the worker count. Any other label (a plugin,
+# a --label, a run with changed settings) hashes into the palette with a marker no registry
+# algorithm uses, so it never looks like one.
+PALETTE = {"black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "blue": "#0072B2",
+           "vermillion": "#D55E00", "purple": "#CC79A7", "grey": "#777777", "indigo": "#332288",
+           "olive": "#999933", "wine": "#882255", "teal": "#44AA99", "rose": "#CC6677"}
 _STYLES = {
-    "rs50e": ("#000000", "-"),
-    "rs10e": ("#8C564B", "--"),
-    "hb": ("#D55E00", "-"),
-    "bo10d": ("#0072B2", "-"),
-    "bo50d": ("#56B4E9", "--"),
-    "re": ("#009E73", "-."),
-    "tpe": ("#E69F00", (0, (5, 1.5, 1, 1.5))),
-    "smac": ("#CC79A7", (0, (1, 1.2))),
-    "asha": ("#E41A1C", "-"),
-    "ahb": ("#984EA3", "--"),
-    "prs": ("#4D4D4D", "-."),
-    "phb": ("#A65628", (0, (3, 1, 1, 1, 1, 1))),
-    "optuna": ("#17BECF", "--"),
-    "dehb": ("#BCBD22", "-."),
-    "smac-mf": ("#882255", "--"),
-    "bert-rs": ("#332288", "-"),          # bert-*: Paul Tol's muted palette
-    "bert-bo": ("#44AA99", "-"),
-    "bert-re": ("#117733", "-."),
-    "bert-tpe": ("#DDAA33", (0, (5, 1.5, 1, 1.5))),
-    "bert-smac": ("#AA4499", (0, (1, 1.2))),
-    "bert-optuna": ("#88CCEE", "--"),
-    "mo-rs": ("#BBBBBB", (0, (1, 1.2))),    # multi-objective: Paul Tol's vibrant palette
-    "mo-asha": ("#CC3311", "-"),
-    "mo-re": ("#009988", "-."),
-    "parego": ("#0077BB", "-"),
-    "nsga2": ("#EE7733", "--"),
-    "motpe": ("#EE3377", (0, (5, 1.5, 1, 1.5))),
+    "rs50e": ("black", "o"), "rs10e": ("grey", "o"), "hb": ("vermillion", "s"), "hb-release": ("vermillion", "v"),
+    "asha": ("wine", "X"), "ahb": ("rose", "s"), "bo10d": ("blue", "^"), "bo50d": ("sky", "^"),
+    "re": ("green", "D"), "tpe": ("orange", "v"), "smac": ("purple", "P"), "prs": ("olive", "o"),
+    "phb": ("teal", "s"), "lcbo": ("indigo", "*"), "optuna": ("orange", "h"), "dehb": ("olive", "D"),
+    "smac-mf": ("purple", "p"), "rs": ("black", "v"), "bo": ("blue", "v"),
+    "mo-rs": ("grey", "d"), "mo-asha": ("wine", "d"), "mo-re": ("green", "d"), "parego": ("blue", "d"),
+    "nsga2": ("orange", "d"), "motpe": ("purple", "d"),
 }
+_OTHER_MARKERS = ("<", ">", "H", "8")            # never a registry algorithm's
 _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
-_EXTRA_COLOURS = ("#7F7F7F", "#9467BD", "#2CA02C", "#1F77B4", "#FF7F0E", "#D62728")   # plugins: by name hash
-_EXTRA_DASHES = ("-", "--", "-.", (0, (1, 1.2)), (0, (5, 1.5, 1, 1.5)))
+_OTHER_DASHES = ("-.", (0, (5, 1.5, 1, 1.5)), (0, (3, 1, 1, 1, 1, 1)))
 
 BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2", "bert": "NAS-Bench-BERT, GLUE",
                     "gpt-s": "HW-GPT-Bench, space s", "gpt-m": "HW-GPT-Bench, space m", "gpt-l": "HW-GPT-Bench, space l"}
@@ -86,23 +93,31 @@ def regret_meaning(benchmark: str, per_algo: dict | None = None) -> str:
 
 
 def algo_style(name: str) -> dict:
-    """{'color', 'linestyle'} for a run label: fixed for registry names, a stable hash otherwise; a
-    label `algo@Kw` has the algorithm's colour and a line style for its worker count."""
+    """{'color', 'linestyle', 'marker'} for a run label: fixed for registry names, a stable hash of the
+    name otherwise; a label `algo@Kw` has the algorithm's colour and marker and the line style of K."""
     from nasbench_cli.results.files import split_label
 
     algo, workers = split_label(name)
     if algo in _STYLES:
-        color, dash = _STYLES[algo]
+        colour, marker = _STYLES[algo]
+        color = PALETTE[colour]
     else:
         key = zlib.crc32(algo.encode())
-        color = _EXTRA_COLOURS[key % len(_EXTRA_COLOURS)]
-        dash = _EXTRA_DASHES[(key // len(_EXTRA_COLOURS)) % len(_EXTRA_DASHES)]
-    if workers > 1:
-        base = dash
-        dash = _WORKER_DASHES.get(workers, _EXTRA_DASHES[workers % len(_EXTRA_DASHES)])
-        if dash == base:          # an algorithm drawn dashed already: its K-worker run another way
-            dash = next(d for d in _EXTRA_DASHES[::-1] if d != base)
-    return {"color": color, "linestyle": dash}
+        colours = list(PALETTE.values())
+        color = colours[key % len(colours)]
+        marker = _OTHER_MARKERS[(key // len(colours)) % len(_OTHER_MARKERS)]
+    dash = _WORKER_DASHES.get(workers, _OTHER_DASHES[workers % len(_OTHER_DASHES)])
+    return {"color": color, "linestyle": dash, "marker": marker}
+
+
+def line_style(label: str, position: int, count: int) -> dict:
+    """`algo_style` plus what keeps overlapping curves visible: the k-th of `count` curves drawn is
+    thinner than the one before it (an identical curve drawn later leaves the earlier one's edges
+    showing) and puts its markers at its own offset along the line (markers of identical curves do
+    not coincide)."""
+    width = 2.6 - 1.4 * position / max(count - 1, 1)
+    return {**algo_style(label), "linewidth": width, "markersize": 4.5, "zorder": 2 + position,
+            "markevery": (0.02 + 0.09 * (position % 11) / 11, 0.1)}
 
 
 def _time_axis(benchmark: str) -> str:
@@ -112,8 +127,8 @@ def _time_axis(benchmark: str) -> str:
     return "simulated wall-clock time (hours, log scale)"
 
 
-def _title(benchmark: str) -> str:
-    return BENCHMARK_TITLES.get(benchmark, benchmark)
+def _title(benchmark: str, options: FigureOptions = DEFAULT_OPTIONS) -> str:
+    return options.title if options.title else BENCHMARK_TITLES.get(benchmark, benchmark)
 
 
 def _label(algo: str, records) -> str:
@@ -138,6 +153,7 @@ def _floor(values) -> np.ndarray:
 
 
 PARTIAL_ALPHA = 0.35
+LEGEND_BELOW_FROM = 8     # legend entries from which the legend goes under the axes, in columns
 PARTIAL_NOTE = "lighter: before every\ntrial has an incumbent"
 
 
@@ -149,9 +165,12 @@ def _legend(ax, partial: bool = False, **kwargs):
     if partial:
         handles.append(Line2D([], [], color="0.3", alpha=PARTIAL_ALPHA))
         labels.append(PARTIAL_NOTE)
-    if handles:
+    if len(handles) >= LEGEND_BELOW_FROM:     # many entries: columns under the axes, not a tall list
+        ax.legend(handles, labels, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2),
+                  ncol=4 if len(handles) >= 12 else 3, borderaxespad=0.0, handlelength=3.2, **kwargs)
+    elif handles:
         ax.legend(handles, labels, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  borderaxespad=0.0, **kwargs)
+                  borderaxespad=0.0, handlelength=3.2, **kwargs)
 
 
 def _plot_with_partial(ax, x, y, n_present, n_total, label, style, band=None) -> bool:
@@ -163,14 +182,16 @@ def _plot_with_partial(ax, x, y, n_present, n_total, label, style, band=None) ->
     partial = first_full > 0 and np.isfinite(y[:first_full]).any()
     cut = min(first_full + 1, len(x))        # overlap one point so that the line is continuous
     if partial:
-        ax.plot(x[:cut], y[:cut], alpha=PARTIAL_ALPHA, label=None if first_full < len(x) else label, **style)
+        ax.plot(x[:cut], y[:cut], alpha=PARTIAL_ALPHA, label=None if first_full < len(x) else label,
+                **{**style, "marker": None})
     if first_full < len(x):
         ax.plot(x[first_full:], y[first_full:], label=label, **style)
     if band is not None:
         low, high = band
         ok = np.isfinite(low)
         if ok.any():
-            ax.fill_between(x, low, high, where=ok & full, color=style["color"], alpha=0.15, linewidth=0)
+            ax.fill_between(x, low, high, where=ok & full, color=style["color"], alpha=0.12, linewidth=0,
+                            zorder=1)
     return partial
 
 
@@ -184,20 +205,21 @@ def _regret_ylim(means, lows) -> tuple[float, float]:
     return bottom / 1.05, max(top, bottom * 10)
 
 
-def regret_figure(benchmark: str, per_algo: dict, grid_s):
-    """Mean regret over trials (present ones) vs simulated hours, with a 95% t-band, log-log."""
+def regret_figure(benchmark: str, per_algo: dict, grid_s, options: FigureOptions = DEFAULT_OPTIONS):
+    """Mean regret over trials (present ones) vs simulated hours, with a band (options), log-log."""
     import matplotlib.pyplot as plt
 
     grid_h = np.asarray(grid_s) / aggregate.clock_unit_s(benchmark)
-    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    fig, ax = plt.subplots(figsize=options.figsize())
     partial, means, lows = False, [], []
-    for algo, records in per_algo.items():
-        band = aggregate.mean_band(aggregate.regret_matrix(records, grid_s))
+    for k, (algo, records) in enumerate(per_algo.items()):
+        band = aggregate.mean_band(aggregate.regret_matrix(records, grid_s), kind=options.band_kind)
         mean = _floor(band["mean"])
         means.append(np.where(np.isfinite(band["mean"]), mean, np.nan))
         lows.append(band["low"])
+        shade = (_floor(band["low"]), _floor(band["high"])) if options.bands else None
         partial |= _plot_with_partial(ax, grid_h, mean, band["n"], len(records), _label(algo, records),
-                                      algo_style(algo), band=(_floor(band["low"]), _floor(band["high"])))
+                                      line_style(algo, k, len(per_algo)), band=shade)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(grid_h[0], grid_h[-1])
@@ -205,27 +227,28 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_xlabel(_time_axis(benchmark))
     ax.set_ylabel(f"regret: {regret_meaning(benchmark, per_algo)}\n(log scale; values < {REGRET_FLOOR:g} drawn at {REGRET_FLOOR:g})")
     banded = any(len(records) >= 2 for records in per_algo.values())
-    subtitle = "mean over trials, shaded 95% t-interval" if banded else "one trial per algorithm (no interval)"
+    subtitle = (f"mean over trials, {aggregate.BAND_KINDS[options.band_kind]}" if options.bands else
+                "mean over trials") if banded else "one trial per algorithm (no interval)"
     against = "evaluations" if aggregate.clock_unit_s(benchmark) == 1.0 else "simulated time"
-    ax.set_title(f"{_title(benchmark)}: regret vs {against}\n{subtitle}")
+    ax.set_title(f"{_title(benchmark, options)}: regret vs {against}\n{subtitle}")
     _legend(ax, partial)
     return fig
 
 
-def cdf_figure(benchmark: str, per_algo: dict):
+def cdf_figure(benchmark: str, per_algo: dict, options: FigureOptions = DEFAULT_OPTIONS):
     """Empirical CDF of the final regret of every trial, one step curve per algorithm."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    fig, ax = plt.subplots(figsize=options.figsize())
     finals = {a: aggregate.final_regrets(r) for a, r in per_algo.items()}
     finite = np.concatenate([v[np.isfinite(v)] for v in finals.values()] or [np.empty(0)])
     low = max(REGRET_FLOOR, float(finite.min()) if len(finite) else REGRET_FLOOR) / 1.5
     high = (float(finite.max()) if len(finite) else 1.0) * 1.5
-    for algo, values in finals.items():
+    for k, (algo, values) in enumerate(finals.items()):
         x, y = aggregate.ecdf(_floor(values))
         xs = np.concatenate([[low], x, [high]])
         ys = np.concatenate([[0.0], y, [y[-1] if len(y) else 0.0]])
-        ax.step(xs, ys, where="post", label=_label(algo, per_algo[algo]), **algo_style(algo))
+        ax.step(xs, ys, where="post", label=_label(algo, per_algo[algo]), **line_style(algo, k, len(finals)))
     ax.set_xscale("log")
     ax.set_xlim(low, high)
     ax.set_ylim(-0.02, 1.02)
@@ -233,23 +256,24 @@ def cdf_figure(benchmark: str, per_algo: dict):
     ax.set_ylabel("fraction of trials with final regret ≤ x")
     budgets = sorted({r["budget_s"] / aggregate.clock_unit_s(benchmark) for rs in per_algo.values() for r in rs})
     budget = ", ".join(f"{b:g}" for b in budgets)
-    ax.set_title(f"{_title(benchmark)}: CDF of final regret\nafter {budget} {aggregate.clock_label(benchmark)} per trial")
+    ax.set_title(f"{_title(benchmark, options)}: CDF of final regret\n"
+                 f"after {budget} {aggregate.clock_label(benchmark)} per trial")
     _legend(ax)
     return fig
 
 
-def rank_figure(benchmark: str, per_algo: dict, grid_s):
+def rank_figure(benchmark: str, per_algo: dict, grid_s, options: FigureOptions = DEFAULT_OPTIONS):
     """Mean rank among algorithms (1 = lowest regret) vs simulated hours."""
     import matplotlib.pyplot as plt
 
     grid_h = np.asarray(grid_s) / aggregate.clock_unit_s(benchmark)
-    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
+    fig, ax = plt.subplots(figsize=options.figsize())
     ranks = aggregate.mean_rank(per_algo, grid_s)
     drawn, partial = 0, False
-    for algo, rank in ranks.items():
+    for k, (algo, rank) in enumerate(ranks.items()):
         if np.isfinite(rank["mean"]).any():
             partial |= _plot_with_partial(ax, grid_h, rank["mean"], rank["n"], len(per_algo[algo]),
-                                          _label(algo, per_algo[algo]), algo_style(algo))
+                                          _label(algo, per_algo[algo]), line_style(algo, k, len(ranks)))
             drawn += 1
     ax.set_xscale("log")
     ranked = np.nonzero(np.any([np.isfinite(r["mean"]) for r in ranks.values()], axis=0))[0]
@@ -262,7 +286,7 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s):
     ax.set_xlabel(_time_axis(benchmark))
     ax.set_ylabel("mean rank among algorithms (1 = lowest regret)")
     over = "evaluations" if aggregate.clock_unit_s(benchmark) == 1.0 else "time"
-    ax.set_title(f"{_title(benchmark)}: mean rank over {over}\nranked per trial index, averaged over trials")
+    ax.set_title(f"{_title(benchmark, options)}: mean rank over {over}\nranked per trial index, averaged over trials")
     if not drawn:
         ax.text(0.5, 0.5, "ranking needs at least two algorithms\nwith the same trial index",
                 transform=ax.transAxes, ha="center", va="center", color="0.4")
@@ -276,27 +300,28 @@ def _workers_of(records) -> int:
     return record_workers(records[0]) if records else 1
 
 
-def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s):
-    """One panel per worker count: mean regret (95% t-band) vs simulated wall-clock hours."""
+def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s, options: FigureOptions = DEFAULT_OPTIONS):
+    """One panel per worker count: mean regret (with a band, options) vs simulated wall-clock hours."""
     import matplotlib.pyplot as plt
 
     from nasbench_cli.results.files import split_label
 
     counts = sorted({_workers_of(records) for records in per_algo.values()})
     grid_h = np.asarray(grid_s) / aggregate.clock_unit_s(benchmark)
-    fig, axes = plt.subplots(1, len(counts), figsize=(3.6 * len(counts) + 1.4, 3.9), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(counts), figsize=options.figsize((3.6 * len(counts) + 1.4, 3.9)), sharey=True,
+                             squeeze=False)
     means, lows = [], []
     for ax, count in zip(axes[0], counts):
-        for label, records in per_algo.items():
-            if _workers_of(records) != count:
-                continue
-            band = aggregate.mean_band(aggregate.regret_matrix(records, grid_s))
+        here = [(label, records) for label, records in per_algo.items() if _workers_of(records) == count]
+        for k, (label, records) in enumerate(here):
+            band = aggregate.mean_band(aggregate.regret_matrix(records, grid_s), kind=options.band_kind)
             mean = _floor(band["mean"])
             means.append(np.where(np.isfinite(band["mean"]), mean, np.nan))
             lows.append(band["low"])
             algo = split_label(label)[0]
+            shade = (_floor(band["low"]), _floor(band["high"])) if options.bands else None
             _plot_with_partial(ax, grid_h, mean, band["n"], len(records), f"{algo} (n={len(records)})",
-                               {**algo_style(algo), "linestyle": "-"}, band=(_floor(band["low"]), _floor(band["high"])))
+                               {**line_style(algo, k, len(here)), "linestyle": "-"}, band=shade)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(grid_h[0], grid_h[-1])
@@ -308,8 +333,14 @@ def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s):
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label.split(" (n=")[0], handle)
-    fig.legend(list(handles.values()), list(handles), frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.suptitle(f"{_title(benchmark)}: regret vs wall-clock time with K workers (mean, shaded 95% t-interval)")
+    if len(handles) >= LEGEND_BELOW_FROM:
+        fig.legend(list(handles.values()), list(handles), frameon=False, loc="upper center",
+                   bbox_to_anchor=(0.5, 0.0), ncol=4 if len(handles) >= 12 else 3, handlelength=3.2)
+    else:
+        fig.legend(list(handles.values()), list(handles), frameon=False, loc="center left",
+                   bbox_to_anchor=(1.0, 0.5), handlelength=3.2)
+    band = f", {aggregate.BAND_KINDS[options.band_kind]}" if options.bands else ""
+    fig.suptitle(f"{_title(benchmark, options)}: regret vs wall-clock time with K workers (mean{band})")
     fig.tight_layout()
     return fig
 
@@ -317,7 +348,7 @@ def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s):
 UTILISATION_BINS = 100
 
 
-def utilisation_figure(benchmark: str, per_algo: dict, grid_s):
+def utilisation_figure(benchmark: str, per_algo: dict, grid_s, options: FigureOptions = DEFAULT_OPTIONS):
     """Share of busy workers over simulated wall-clock time (exact mean within each of 100 bins, then
     the mean over trials), one line per run label with more than one worker."""
     import matplotlib.pyplot as plt
@@ -326,18 +357,18 @@ def utilisation_figure(benchmark: str, per_algo: dict, grid_s):
     end_h = max(float(r["budget_s"]) for rs in per_algo.values() for r in rs) / unit
     edges_h = np.linspace(0.0, end_h, UTILISATION_BINS + 1)
     centres_h = (edges_h[:-1] + edges_h[1:]) / 2
-    fig, ax = plt.subplots(figsize=FIGSIZE_IN)
-    for label, records in per_algo.items():
-        if _workers_of(records) == 1:
-            continue      # one worker is busy until its trial ends: nothing to see
+    fig, ax = plt.subplots(figsize=options.figsize())
+    parallel = [(label, records) for label, records in per_algo.items() if _workers_of(records) > 1]
+    for k, (label, records) in enumerate(parallel):   # one worker is busy until its trial ends: not drawn
         shares = [aggregate.busy_share_binned(r, edges_h * unit) for r in records if "jobs" in r]
         if shares:
-            ax.plot(centres_h, np.mean(shares, axis=0), label=f"{label} (n={len(shares)})", **algo_style(label))
+            ax.plot(centres_h, np.mean(shares, axis=0), label=f"{label} (n={len(shares)})",
+                    **line_style(label, k, len(parallel)))
     ax.set_xlim(0, end_h)
     ax.set_ylim(-0.02, 1.05)
     ax.set_xlabel(_time_axis(benchmark).replace(", log scale", ""))
     ax.set_ylabel(f"share of workers busy\n(mean per {end_h / UTILISATION_BINS:g} {aggregate.clock_short(benchmark)} bin, over trials)")
-    ax.set_title(f"{_title(benchmark)}: worker utilisation\n"
+    ax.set_title(f"{_title(benchmark, options)}: worker utilisation\n"
                  "idle: waiting for results (a rung to finish, RE's first population) or nothing left to start")
     _legend(ax)
     return fig
@@ -361,13 +392,9 @@ def save_figure(fig, stem: Path, formats) -> list[Path]:
     return written
 
 
-def plot_benchmark(benchmark: str, per_algo: dict, out_dir, formats=("png", "pdf")) -> list[Path]:
-    """Write the three figures of one benchmark into `out_dir`; returns the files written."""
-    import matplotlib.pyplot as plt
-
+def figures_for(per_algo: dict) -> list:
+    """(name, maker, needs the time grid) of each figure drawn for one benchmark's runs."""
     records = [r for rs in per_algo.values() for r in rs]
-    grid_s = aggregate.time_grid_s(records)
-    written = []
     parallel = any(_workers_of(records) > 1 for records in per_algo.values())
     # a ranking needs two algorithms: with one, the mean-rank figure would be a flat line at 1
     figures = [(name, make, needs_grid) for name, make, needs_grid in FIGURES
@@ -378,9 +405,24 @@ def plot_benchmark(benchmark: str, per_algo: dict, out_dir, formats=("png", "pdf
         from nasbench_cli.figures.fronts import front_figure
 
         figures.append(("fronts", front_figure, False))
+    return figures
+
+
+def plot_benchmark(benchmark: str, per_algo: dict, out_dir, formats=("png", "pdf"),
+                   options: FigureOptions = DEFAULT_OPTIONS, progress=None) -> list[Path]:
+    """Write the figures of one benchmark into `out_dir` (`figure_names` says which); returns the files
+    written. `progress(name)` is called before each figure is drawn."""
+    import matplotlib.pyplot as plt
+
+    records = [r for rs in per_algo.values() for r in rs]
+    grid_s = aggregate.time_grid_s(records)
+    written = []
+    figures = figures_for(per_algo)
     with _rc():
         for name, make, needs_grid in figures:
-            fig = make(benchmark, per_algo, grid_s) if needs_grid else make(benchmark, per_algo)
+            if progress is not None:
+                progress(f"{benchmark}-{name}")
+            fig = make(benchmark, per_algo, grid_s, options) if needs_grid else make(benchmark, per_algo, options)
             try:
                 written += save_figure(fig, Path(out_dir) / f"{benchmark}-{name}", formats)
             finally:

@@ -111,6 +111,11 @@ def pack_inputs(benchmark, features: dict, scores: dict, fingerprint: dict, comp
     return TrialInputs(uuid.uuid4().hex, zlib.compress(packed, 1) if compress else packed, fingerprint, compress)
 
 
+def score_key(algorithm) -> str | None:
+    """Which score table an algorithm reads: metric and split."""
+    return None if algorithm.score_metric is None else f"{algorithm.score_metric}@{algorithm.score_split}"
+
+
 def gather_inputs(benchmark, algos, overrides, compress: bool = True) -> TrialInputs:
     """Load once, here, what trials of `algos` read: features and scores come from this machine's caches."""
     from nasbench_cli.results.fingerprint import environment_fingerprint
@@ -124,8 +129,9 @@ def gather_inputs(benchmark, algos, overrides, compress: bool = True) -> TrialIn
         shipped = kind == "shipped-10d" and benchmark.search.shipped_features is not None
         if kind is not None and not shipped and kind not in features:   # shipped ones are in the table
             features[kind] = load_features(benchmark, kind)
-        if metric is not None and metric not in scores:
-            scores[metric] = load_scores(benchmark, metric)
+        key = score_key(algorithm)
+        if key is not None and key not in scores:
+            scores[key] = load_scores(benchmark, metric, algorithm.score_split)
     return pack_inputs(benchmark, features, scores, environment_fingerprint(), compress)
 
 
@@ -154,7 +160,7 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
     kind = algorithm.feature_kind
     features = None if kind is None else all_features[kind] if kind in all_features \
         else load_features(benchmark, kind)
-    scores = None if algorithm.score_metric is None else all_scores[algorithm.score_metric]
+    scores = None if algorithm.score_metric is None else all_scores[score_key(algorithm)]
     try:
         return unscored_record(benchmark, algorithm, algorithm_name(spec.algo), algorithm_source(spec.algo),
                             spec.trial, spec.seed, spec.budget_s, spec.workers, spec.label or None,

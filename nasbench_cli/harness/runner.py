@@ -61,7 +61,7 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
     `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
     proxy-guided algorithms; a file made from other scores is refused too.
     """
-    from nasbench_cli.harness.trial import check_label, run_label, settings_hash
+    from nasbench_cli.harness.trial import check_label, default_label, settings_hash
     from optimizers.plugins import same_source
     from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
@@ -74,7 +74,8 @@ def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: 
         name, source = algorithm_name(algo), algorithm_source(algo)
         cap = (max_jobs or {}).get(algo)
         expected = settings_hash(benchmark, name, settings, budget_s, workers, cap, objectives, constraints)
-        algo_label = check_label(label) if label else run_label(name, workers) + ("@release" if max_jobs else "")
+        algo_label = check_label(label) if label else default_label(algo, algo_overrides, benchmark, workers,
+                                                                    bool(max_jobs))
         for k in range(trials):
             path = trial_path(out, benchmark, algo_label, k)
             spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
@@ -173,18 +174,21 @@ def die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="nasbench-parent-watch", daemon=True).start()
 
 
-def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None) -> dict:
+def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None, progress_path=None) -> dict:
     """Worker: run one trial and write its result file atomically; returns a short summary.
-    `parent_pid`: the run's process, whose death ends this worker."""
+    `parent_pid`: the run's process, whose death ends this worker. `progress_path`: where the trial
+    reports how far it is (nasbench_cli.harness.trial_progress)."""
+    from nasbench_cli.harness import trial_progress
     from nasbench_cli.harness.trial import run_trial
 
     if parent_pid is not None:
         die_with_parent(parent_pid)
 
     try:
-        record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
-                           dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs,
-                           spec.isolate, spec.objectives, spec.constraints)
+        with trial_progress.reporting_to(progress_path):
+            record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
+                               dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs,
+                               spec.isolate, spec.objectives, spec.constraints)
     except UserError:
         raise
     except KeyboardInterrupt as exc:
@@ -250,20 +254,32 @@ def remove_stale_temp_files(out: Path, benchmark: str) -> int:
     return removed
 
 
-def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None) -> tuple[list[dict], list[str]]:
+def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None,
+            on_progress=None) -> tuple[list[dict], list[str]]:
     """Run `specs` on `jobs` worker processes; returns (summaries, errors). Ctrl-C stops the workers;
-    finished trials are already on disk, unfinished ones leave no result file."""
+    finished trials are already on disk, unfinished ones leave no result file. `on_progress({spec:
+    (share of its budget simulated, jobs finished)})` is called about twice a second with the running
+    trials that reported."""
+    import shutil
+    import tempfile
+
     for key, value in WORKER_ENV.items():   # also for workers' own children
         os.environ.setdefault(key, value)
     executor = _executor(jobs)
     summaries, errors = [], []
     pending, alone = list(specs), False
-    while pending:
-        crashed = _run_batch(executor, pending, data_dir, summaries, errors, on_done, last_try=alone)
-        # A worker process that died (os._exit in an algorithm, a segfault, the OOM killer) fails every
-        # trial the executor held; each is run again alone, so the one that ends its process is named and
-        # the others' results stand (trials are deterministic: a rerun is the same trial).
-        pending, alone = crashed, True
+    progress_dir = Path(tempfile.mkdtemp(prefix="nasbench-progress-")) if on_progress is not None else None
+    try:
+        while pending:
+            crashed = _run_batch(executor, pending, data_dir, summaries, errors, on_done, last_try=alone,
+                                 progress_dir=progress_dir, on_progress=on_progress)
+            # A worker process that died (os._exit in an algorithm, a segfault, the OOM killer) fails every
+            # trial the executor held; each is run again alone, so the one that ends its process is named and
+            # the others' results stand (trials are deterministic: a rerun is the same trial).
+            pending, alone = crashed, True
+    finally:
+        if progress_dir is not None:
+            shutil.rmtree(progress_dir, ignore_errors=True)
     return summaries, errors
 
 
@@ -275,23 +291,27 @@ def _executor(jobs: int):
                                  initializer=die_with_parent, initargs=(os.getpid(),))
 
 
-def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: bool) -> list[TrialSpec]:
+def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: bool, progress_dir=None,
+               on_progress=None) -> list[TrialSpec]:
     """Run `specs` (one at a time when `last_try`); append to `summaries`/`errors`; return the specs lost
     to a worker process's death (to run again), unless `last_try`, when they are errors."""
-    from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
+
+    def progress_path(spec):
+        return None if progress_dir is None else progress_dir / f"{spec.label or spec.algo}-{spec.trial}"
 
     crashed, futures = [], {}
     try:
         if last_try:
             for spec in specs:              # alone, a dying process names its trial
                 executor = _executor(1)
-                future = executor.submit(run_and_write, spec, data_dir, os.getpid())
+                future = executor.submit(run_and_write, spec, data_dir, os.getpid(), progress_path(spec))
                 futures[future] = spec
                 future.exception()          # wait for it
         else:
-            futures.update({executor.submit(run_and_write, spec, data_dir, os.getpid()): spec for spec in specs})
-        for future in as_completed(futures):
+            futures.update({executor.submit(run_and_write, spec, data_dir, os.getpid(), progress_path(spec)): spec
+                            for spec in specs})
+        for future in _as_completed(futures, on_progress, progress_path):
             spec = futures[future]
             summary = None
             try:
@@ -315,6 +335,22 @@ def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: 
         stop_quietly(executor, futures)
         raise
     return crashed
+
+
+def _as_completed(futures: dict, on_progress, progress_path):
+    """The futures as they finish (like concurrent.futures.as_completed); meanwhile, about twice a second,
+    `on_progress` hears how far the running trials are."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    from nasbench_cli.harness import trial_progress
+
+    waiting = set(futures)
+    while waiting:
+        done, waiting = wait(waiting, timeout=0.5 if on_progress is not None else None, return_when=FIRST_COMPLETED)
+        yield from done
+        if on_progress is not None and waiting:
+            shares = {futures[f]: trial_progress.read(progress_path(futures[f])) for f in waiting}
+            on_progress({spec: share for spec, share in shares.items() if share is not None})
 
 
 def stop_quietly(executor, futures) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.core.environment import Environment
+from nasbench_cli.harness import trial_progress
 from optimizers.base import Job, SearchInputs
 
 
@@ -88,6 +89,7 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
     ask, tell = algorithm.ask, algorithm.tell
     continuation, record = env.continuation, env.record
     push, pop = heapq.heappush, heapq.heappop
+    report = trial_progress.current()         # a worker's progress file for the parent's bar, or None
     algorithm.start(inputs)
     try:
         while True:
@@ -141,6 +143,8 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
             last_busy = max(last_busy, clock)
             for job, observation in finished:
                 tell(job, observation)
+            if report is not None:
+                report(clock, budget, len(env.history.time_s))
     finally:
         algorithm.finish()
     env.time_s = last_busy

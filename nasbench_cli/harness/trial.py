@@ -34,6 +34,37 @@ def run_label(algo: str, workers: int = 1) -> str:
 from optimizers.labels import LABEL_PATTERN, check_label  # noqa: E402,F401  (re-exported)
 
 
+def settings_suffix(algo: str, overrides: dict | None, benchmark: str | None = None) -> str:
+    """'+eta-4' for each setting `overrides` (from --set) moves away from the algorithm's default, in
+    name order; '' when none does. Characters a label cannot hold become '_'."""
+    import re
+
+    from optimizers.registry import make_algorithm
+
+    if not overrides:
+        return ""
+    default = make_algorithm(algo, None, benchmark).settings_dict()
+    chosen = make_algorithm(algo, overrides, benchmark).settings_dict()
+    return "".join(f"+{key}-{re.sub(r'[^A-Za-z0-9._-]', '_', str(chosen[key]))}"
+                   for key in sorted(chosen) if chosen[key] != default.get(key))
+
+
+def default_label(algo: str, overrides: dict | None, benchmark: str | None, workers: int = 1,
+                  release: bool = False) -> str:
+    """The label of a run without --label: the algorithm's name, '+key-value' for each setting changed
+    from its default (so a changed run never shares a name with a default one), '@Kw' for K workers."""
+    from optimizers.registry import algorithm_name
+
+    label = run_label(algorithm_name(algo) + settings_suffix(algo, overrides, benchmark), workers) + \
+        ("@release" if release else "")
+    if len(label) > 64:
+        from benchmarks.core.errors import UserError
+
+        raise UserError(f"the settings of {algorithm_name(algo)} make the label '{label[:40]}...' longer than "
+                        "64 characters; name the run with --label")
+    return check_label(label)
+
+
 def package_versions() -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -55,12 +86,13 @@ def load_features(benchmark, kind: str | None):
     return features(benchmark, kind)
 
 
-def load_scores(benchmark, metric: str | None):
+def load_scores(benchmark, metric: str | None, split: str = "train"):
+    """float64 [n] of the training-free `metric` scored on `split` tokens (cache, else shipped), or None."""
     if metric is None:
         return None
     from benchmarks.proxies import load_scores as cached_scores
 
-    return cached_scores(benchmark, metric)
+    return cached_scores(benchmark, metric, split=split)
 
 
 def scores_checksum(scores) -> str | None:
@@ -75,7 +107,8 @@ def current_scores_checksum(benchmark, algo: str, overrides: dict | None = None)
     """scores_checksum of what a trial of `algo` would read now from the score cache."""
     from optimizers.registry import make_algorithm
 
-    return scores_checksum(load_scores(benchmark, make_algorithm(algo, overrides, benchmark.name).score_metric))
+    algorithm = make_algorithm(algo, overrides, benchmark.name)
+    return scores_checksum(load_scores(benchmark, algorithm.score_metric, algorithm.score_split))
 
 
 def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, scores=None, workers: int = 1,
@@ -181,7 +214,7 @@ def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial:
     L*, the benchmark's best architecture), plus its `history`. Reads nothing of the test losses, so
     it runs where there are none (a benchmark loaded without them, a Dask worker)."""
     feats = load_features(benchmark, algorithm.feature_kind) if features is LOAD else features
-    scores = load_scores(benchmark, algorithm.score_metric) if scores is LOAD else scores
+    scores = load_scores(benchmark, algorithm.score_metric, algorithm.score_split) if scores is LOAD else scores
     started = time.process_time()
     wall_started = time.perf_counter()
     objectives, constraints = scoring_problem(benchmark.name, objectives, constraints)

@@ -36,6 +36,18 @@ def clock_short(benchmark: str) -> str:
     return _clock_spec(benchmark).clock_short
 
 
+HV_REACH_THRESHOLDS = (0.1, 0.05)   # normalised hypervolume regret (multi-objective runs)
+
+
+def reach_thresholds(record: dict) -> tuple:
+    """The regrets whose first reaching the report times, in the record's regret unit: the benchmark's
+    (log-perplexity 0.1 and 0.05 on ptb/wt2, GLUE points 1 and 0.5 on bert, perplexity 0.2 and 0.1
+    on gpt-*), or HV_REACH_THRESHOLDS for a multi-objective run."""
+    if record.get("objectives"):
+        return HV_REACH_THRESHOLDS
+    return tuple(_clock_spec(record["benchmark"]).reach_thresholds)
+
+
 def regret_points(record: dict) -> tuple[np.ndarray, np.ndarray]:
     """(time_s, regret) of the train calls that had an incumbent (regret not null)."""
     traj = record["trajectory"]
@@ -104,8 +116,12 @@ def t_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def mean_band(matrix, confidence: float = 0.95) -> dict:
-    """Per grid column over the trials present: mean, low, high (t-interval; NaN where < 2 present), n."""
+BAND_KINDS = {"ci95": "shaded 95% t-interval", "sem": "shaded ±1 standard error"}
+
+
+def mean_band(matrix, confidence: float = 0.95, kind: str = "ci95") -> dict:
+    """Per grid column over the trials present: mean, low, high (NaN where < 2 present), n. `kind`:
+    'ci95' (Student-t interval at `confidence`) or 'sem' (mean ± one standard error)."""
     from scipy import stats
 
     matrix = np.asarray(matrix, dtype=float)
@@ -116,7 +132,8 @@ def mean_band(matrix, confidence: float = 0.95) -> dict:
         mean = np.where(n > 0, filled.sum(axis=0) / np.maximum(n, 1), np.nan)
         dev = np.where(present, matrix - mean, 0.0)
         sd = np.sqrt((dev ** 2).sum(axis=0) / np.maximum(n - 1, 1))
-        half = stats.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1)) * sd / np.sqrt(np.maximum(n, 1))
+        factor = 1.0 if kind == "sem" else stats.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1))
+        half = factor * sd / np.sqrt(np.maximum(n, 1))
     half = np.where(n >= 2, half, np.nan)
     return {"mean": mean, "low": mean - half, "high": mean + half, "n": n}
 
