@@ -72,6 +72,8 @@ class LearningCurveBO(Algorithm):
         score_cost_s: float = 2.0            # simulated seconds charged per scored candidate
         score_in_model: bool = True          # the model also reads the training-free score
         features: str | None = None          # graph feature kind the model also reads (None: none)
+        head_start: int = 0                  # cells trained straight to the last rung first (anytime), the
+        head_start_pool: int = 30            # best-scored of this many candidates (needs `metric`)
 
         def __post_init__(self):
             check_split(self.score_split)
@@ -83,9 +85,9 @@ class LearningCurveBO(Algorithm):
                 raise UserError(f"lcbo keep needs one share in (0, 1] per rung but the last ({len(rungs) - 1}), "
                                 f"got '{self.keep}'")
             if self.min_points < 3 or self.refit_every < 1 or self.bags < 1 or self.oversample < 1 \
-                    or self.score_cost_s < 0 or self.ridge < 0:
+                    or self.score_cost_s < 0 or self.ridge < 0 or self.head_start < 0 or self.head_start_pool < 1:
                 raise UserError("lcbo needs min_points >= 3, refit_every >= 1, bags >= 1, oversample >= 1, "
-                                "score_cost_s >= 0 and ridge >= 0")
+                                "score_cost_s >= 0, ridge >= 0, head_start >= 0 and head_start_pool >= 1")
 
     def start(self, inputs: SearchInputs) -> None:
         s = self.settings
@@ -103,6 +105,10 @@ class LearningCurveBO(Algorithm):
             self._candidates = ScoredCandidates(inputs, s.metric, s.higher_is_better, s.score_cost_s)
         else:
             self._order = iter(inputs.rng.permutation(n).tolist())
+        self._head_start = []
+        if s.head_start > 0 and self._candidates is not None:
+            rows, overhead_s = self._candidates.take_best(s.head_start, max(s.head_start_pool, s.head_start))
+            self._head_start = [(row, overhead_s if i == 0 else 0.0) for i, row in enumerate(rows)]
         self._static = self._static_inputs(inputs, n)
         # What the trial has paid for, per row: validation and training losses of epochs 1..len.
         self._val: dict[int, list] = {}
@@ -140,6 +146,11 @@ class LearningCurveBO(Algorithm):
 
     # -- the ask/tell loop ------------------------------------------------------------------------
     def ask(self) -> Job | None:
+        if self._head_start:             # the best-scored cells of a large pool, trained to the end first
+            row, overhead_s = self._head_start.pop(0)
+            self._level_of[row] = len(self._levels) - 1
+            self.decisions.append((row, len(self._levels) - 1, False))
+            return Job(row, self._levels[-1], overhead_s)
         for k in range(len(self._levels) - 2, -1, -1):
             position = self._promotable(k)
             if position is not None:

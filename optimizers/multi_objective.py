@@ -1,4 +1,4 @@
-"""Multi-objective search (`nasbench run --objectives`): random search, MOASHA, MOREA and ParEGO.
+"""Multi-objective search (`nasbench run --objectives`): random search, MOASHA, MOREA, ParEGO and mo-lcbo.
 
 Every searcher here ranks what it has seen by *non-dominated sorting*: Pareto rank first (moocore's
 `pareto_rank`: 0 for the non-dominated points, 1 for those only they dominate, ...), then, within a
@@ -22,6 +22,7 @@ from optimizers.asha import ASHA
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.bayesian import BayesianOptimisation, SpaceBO, fit_bags, predict_bags
 from optimizers.evolution import RegularizedEvolution
+from optimizers.lcbo import LearningCurveBO
 
 
 def objective_vector(observation, objectives) -> np.ndarray:
@@ -308,3 +309,70 @@ class SpaceParEGO(ParEGO):
     """`parego` over the space's own encoding (bert), sized as `bo` there (10 random, refit every evaluation)."""
     needs = frozenset({"encoding"})
     Settings = SpaceBO.Settings
+
+
+class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
+    """`lcbo` for several objectives: its rungs and quotas (1/2/9/50 epochs, top 1/5, 1/20, 1/3), its
+    learned curve model, and its training-free filter, with promotions by non-dominated sorting.
+
+    A result at rung k stands for the vector of the run's objectives with the loss replaced by lcbo's
+    rank key (the model's optimistic prediction of the next rung's validation loss, or the linear
+    extrapolation before the model has data); a rung's top `keep` share is taken in `priority_order`
+    (Pareto rank, then epsilon-net). New cells: of `oversample` random candidates (each score charged
+    as in lcbo), the first in `priority_order` of (minus the training-free score, the objectives known
+    before training), so the filter spreads over the trade-off instead of picking the lowest
+    predicted loss alone; cells that break a constraint on a known objective are not started while
+    others are left."""
+    name = "mo-lcbo"
+    description = ("multi-objective lcbo: rungs 1/2/9/50, promotions by non-dominated sorting of the curve model's "
+                   "prediction and the other objectives, new cells by non-dominated training-free filter")
+
+    def start(self, inputs: SearchInputs) -> None:
+        self._begin_objectives(inputs)
+        super().start(inputs)
+        n = inputs.search.n
+        self._known = np.full((n, len(self._objectives)), np.nan)
+        if inputs.known_objectives is not None:
+            from benchmarks.core.objectives import minimised
+
+            for col, name in enumerate(self._objectives):
+                self._known[:, col] = minimised(name, np.asarray(inputs.known_objectives[:, col], dtype=float))
+        self._feasible = known_feasible(inputs)
+        self._seen = {}                        # row -> its last objective vector (minimised)
+        if self._candidates is not None:
+            self._candidates.rank_pool = self._rank_pool
+
+    def _rank_pool(self, pool: list, key: np.ndarray) -> list:
+        """Positions of `pool` best first: feasible before infeasible, then by priority_order of (the
+        filter's key, the known objectives)."""
+        known = [c for c in range(len(self._objectives)) if c != self._loss_column
+                 and np.isfinite(self._known[pool, c]).all()]
+        points = np.column_stack([key[pool]] + [self._known[pool, c] for c in known])
+        points[~np.isfinite(points)] = np.inf
+        order = priority_order(points, 0).tolist()
+        return [p for p in order if self._feasible[pool[p]]] + [p for p in order if not self._feasible[pool[p]]]
+
+    def tell(self, job: Job, observation) -> None:
+        self._seen[job.arch] = objective_vector(observation, self._objectives)
+        super().tell(job, observation)
+
+    def _vectors(self, k: int) -> np.ndarray:
+        """[m, objectives] of rung k's results: their objectives with the loss column set to the rank key."""
+        keys = self._score[k]
+        vectors = np.array([self._seen[row] for row in self._members[k]], dtype=float).reshape(len(keys), -1)
+        vectors[:, self._loss_column] = keys
+        vectors[~np.isfinite(keys)] = np.inf
+        return vectors
+
+    def _promotable(self, k: int):
+        quota = int(math.floor(len(self._score[k]) * self._keep[k]))
+        if quota <= self._promoted_count[k]:
+            return None
+        return best_unpromoted(self._vectors(k), self._promoted[k], self._loss_column, quota)
+
+    def _promote_past_quota(self) -> Job | None:
+        for k in range(len(self._levels) - 2, -1, -1):
+            position = best_unpromoted(self._vectors(k), self._promoted[k], self._loss_column, len(self._score[k]))
+            if position is not None:
+                return self._promote(k, position)
+        return None

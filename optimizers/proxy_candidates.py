@@ -36,6 +36,8 @@ class ScoredCandidates:
         self.score_cost_s = float(score_cost_s)
         self.passed_over: list = []     # scored candidates not taken, in the order they were scored
         self._passed_over_next = None   # once drawn from: position in passed_over, sorted by score
+        # how a scored pool is ordered, best first: None = by key alone; else rank_pool(pool, key) -> positions
+        self.rank_pool = None
 
     @property
     def universe_size(self) -> int:
@@ -47,7 +49,8 @@ class ScoredCandidates:
         pool = self.order[self.position:self.position + pool_size]
         self.position += len(pool)
         if len(pool) > n:
-            ranked = np.argsort(self.key[pool], kind="stable")
+            ranked = np.argsort(self.key[pool], kind="stable") if self.rank_pool is None \
+                else np.asarray(self.rank_pool(pool, self.key), dtype=np.int64)
             self.passed_over.extend(pool[k] for k in ranked[n:])
             return [pool[k] for k in ranked[:n]], len(pool) * self.score_cost_s
         return pool, 0.0

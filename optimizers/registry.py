@@ -58,6 +58,8 @@ ALGORITHMS = {
               ("optimizers.optuna_multi_objective:NSGA2",)),
     "motpe": ("Optuna multi-objective TPE over the native space, snapped (extra: libs); needs --objectives",
               ("optimizers.optuna_multi_objective:MOTPE",)),
+    "mo-lcbo": ("multi-objective lcbo: rungs 1/2/9/50, non-dominated promotion of the curve model's prediction, "
+                "non-dominated training-free filter; needs --objectives", ("optimizers.multi_objective:MOLearningCurveBO",)),
 }
 # old name -> (name, the benchmark it was made for): the same algorithm, recorded under the old name
 ALIASES = {"bert-rs": ("rs", "bert"), "bert-bo": ("bo", "bert"), "bert-re": ("re", "bert"),
@@ -66,7 +68,7 @@ PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac
 PROXY_ALGORITHMS = ("prs", "phb")
 LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
 SPACE_ALGORITHMS = ("rs", "bo", "re", "tpe", "smac")     # --algo all on a benchmark searched in its native space
-MULTI_OBJECTIVE_ALGORITHMS = ("mo-rs", "mo-asha", "mo-re", "parego", "nsga2", "motpe")   # --algo mo (those a benchmark fits)
+MULTI_OBJECTIVE_ALGORITHMS = ("mo-rs", "mo-asha", "mo-re", "parego", "nsga2", "motpe", "mo-lcbo")   # --algo mo (those a benchmark fits)
 
 
 def available() -> list[str]:

@@ -200,7 +200,7 @@ def mo_results(tmp_path_factory):
 
 def test_every_multi_objective_algorithm_runs_and_records_its_front(mo_results, ptb):
     labels = sorted(p.name for p in (mo_results / "ptb").iterdir() if p.is_dir())
-    names = ["mo-rs", "mo-asha", "mo-re", "parego", "nsga2", "motpe"]
+    names = ["mo-rs", "mo-asha", "mo-re", "parego", "nsga2", "motpe", "mo-lcbo"]
     assert labels == sorted(names + [f"{n}@4w" for n in names])
     space = objective_space(ptb, ("logppl", "params"))
     for path in (mo_results / "ptb").glob("*/trial-*.json"):
@@ -338,3 +338,64 @@ def test_query_front_lists_the_true_front(ptb):
     assert params == sorted(params, reverse=True)         # along a 2-D front: lower loss, more parameters
     bad = cli("query", "--front", "--arch", "1000001")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_mo_lcbo_promotes_by_non_dominated_sorting_and_filters_new_cells_over_the_trade_off(ptb):
+    """mo-lcbo keeps lcbo's rungs and quotas; each new cell is the first of its scored pool in
+    priority_order of (minus score, params); every promotion is within its rung's top `keep` share of
+    that order at the time it is made."""
+    from benchmarks.core.environment import Environment
+    from nasbench_cli.harness.simulator import run_on
+    from optimizers.multi_objective import priority_order
+    from optimizers.registry import make_algorithm
+    from test_proxy_search import scores_for
+
+    scores = scores_for(ptb)
+    objectives = ("logppl", "params")
+    algorithm = make_algorithm("mo-lcbo", None, "ptb")
+    pools = []
+    original = algorithm._rank_pool
+
+    def spy(pool, key):
+        order = original(pool, key)
+        pools.append((list(pool), order))
+        return order
+
+    env = Environment(ptb.search, 200 * 3600.0, objectives)
+    algorithm_start = algorithm.start
+
+    def start(inputs):
+        algorithm_start(inputs)
+        algorithm._candidates.rank_pool = spy
+
+    algorithm.start = start
+    run_on(env, algorithm, 3, None, scores, objectives=objectives)
+    assert {rung for _, rung, _ in algorithm.decisions} == {0, 1, 2, 3} and any(d[2] for d in algorithm.decisions)
+    new_cells = [row for row, rung, promoted in algorithm.decisions if rung == 0 and not promoted]
+    # (once every scored cell has been drawn, the passed-over ones are started with no new pool)
+    assert pools and len(pools) <= len(new_cells) and all(len(pool) == 3 for pool, _ in pools)
+    for (pool, order), row in zip(pools, new_cells):
+        points = np.c_[-scores[pool], ptb.search.num_params[pool]]
+        assert pool[order[0]] == row and order == priority_order(points, 0).tolist()
+    again = make_algorithm("mo-lcbo", None, "ptb")
+    env_again = Environment(ptb.search, 200 * 3600.0, objectives)
+    run_on(env_again, again, 3, None, scores, objectives=objectives)
+    assert env_again.history.arch == env.history.arch          # the spy changed nothing; same seed, same run
+
+
+def test_lcbo_head_start_trains_the_best_scored_of_a_pool_to_the_end_first(ptb):
+    from benchmarks.core.environment import Environment
+    from nasbench_cli.harness.simulator import run_on
+    from optimizers.registry import make_algorithm
+    from test_proxy_search import scores_for
+
+    scores = scores_for(ptb)
+    algorithm = make_algorithm("lcbo", {"head_start": "2", "head_start_pool": "40"}, "ptb")
+    env = Environment(ptb.search, 50 * 3600.0)
+    run_on(env, algorithm, 5, None, scores)
+    universe = np.flatnonzero(~np.isnan(scores))
+    pool = universe[np.random.default_rng(5).permutation(len(universe))][:40]
+    best = pool[np.argsort(-scores[pool], kind="stable")[:2]].tolist()
+    assert [d[0] for d in algorithm.decisions[:2]] == best and [d[1] for d in algorithm.decisions[:2]] == [3, 3]
+    assert env.history.overhead_s[0] == pytest.approx(40 * 2.0) and sum(env.history.overhead_s[:2]) == 80.0
+    assert env.history.arch[:2] == best and max(env.history.epochs[:2]) == 50   # (a diverged log ends early)

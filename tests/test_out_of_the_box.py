@@ -186,3 +186,24 @@ def test_a_partial_score_table_is_a_note_naming_the_build_command(ptb, monkeypat
     note = preflight.check_scores(ptb, "prs", make_algorithm("prs", None, "ptb"))
     assert note.startswith("prs reads 'hidden_covariance_l1' scores for 100 of 14,322 cells")
     assert "`nasbench proxies build --metric hidden_covariance_l1 --all --split train`" in note
+
+
+def test_build_split_and_rescore_options(tmp_path, ptb, monkeypatch):
+    pytest.importorskip("torch")
+    shipped_only = run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--json", cache=tmp_path)
+    assert shipped_only.returncode == 0, shipped_only.stderr
+    info = json.loads(shipped_only.stdout)
+    assert (info["already_cached"], info["scored_now"]) == (3, 0) and info["cache"].endswith("-train-v1")
+    rescored = json.loads(run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--rescore", "--json",
+                                  cache=tmp_path).stdout)
+    assert rescored["scored_now"] == 3
+    test_split = json.loads(run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--split", "test",
+                                    "--json", cache=tmp_path).stdout)
+    assert test_split["scored_now"] == 3 and test_split["cache"].endswith("seed0-b32-t20-v1")
+    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path))
+    train = load_scores(ptb, METRIC)
+    test = load_scores(ptb, METRIC, split="test")
+    rows = np.flatnonzero(~np.isnan(test))
+    assert len(rows) == 3 and not np.array_equal(train[rows], test[rows])   # other tokens, other scores
+    bad = run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--split", "valid", cache=tmp_path)
+    assert bad.returncode == 2

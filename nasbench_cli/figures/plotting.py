@@ -67,7 +67,7 @@ _STYLES = {
     "phb": ("teal", "s"), "lcbo": ("indigo", "*"), "optuna": ("orange", "h"), "dehb": ("olive", "D"),
     "smac-mf": ("purple", "p"), "rs": ("black", "v"), "bo": ("blue", "v"),
     "mo-rs": ("grey", "d"), "mo-asha": ("wine", "d"), "mo-re": ("green", "d"), "parego": ("blue", "d"),
-    "nsga2": ("orange", "d"), "motpe": ("purple", "d"),
+    "nsga2": ("orange", "d"), "motpe": ("purple", "d"), "mo-lcbo": ("indigo", "d"),
 }
 _OTHER_MARKERS = ("<", ">", "H", "8")            # never a registry algorithm's
 _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
