@@ -72,8 +72,10 @@ class LearningCurveBO(Algorithm):
         score_cost_s: float = 2.0            # simulated seconds charged per scored candidate
         score_in_model: bool = True          # the model also reads the training-free score
         features: str | None = None          # graph feature kind the model also reads (None: none)
-        head_start: int = 0                  # cells trained straight to the last rung first (anytime), the
+        head_start: int = 0                  # cells trained straight to a deep rung first (anytime), the
         head_start_pool: int = 30            # best-scored of this many candidates (needs `metric`)
+        head_start_rung: int = -1            # the rung they go to first (index into rungs; -1: the last), then
+        #                                      straight on to the last rung, before anything else
 
         def __post_init__(self):
             check_split(self.score_split)
@@ -85,9 +87,11 @@ class LearningCurveBO(Algorithm):
                 raise UserError(f"lcbo keep needs one share in (0, 1] per rung but the last ({len(rungs) - 1}), "
                                 f"got '{self.keep}'")
             if self.min_points < 3 or self.refit_every < 1 or self.bags < 1 or self.oversample < 1 \
-                    or self.score_cost_s < 0 or self.ridge < 0 or self.head_start < 0 or self.head_start_pool < 1:
+                    or self.score_cost_s < 0 or self.ridge < 0 or self.head_start < 0 or self.head_start_pool < 1 \
+                    or not -len(rungs) <= self.head_start_rung < len(rungs):
                 raise UserError("lcbo needs min_points >= 3, refit_every >= 1, bags >= 1, oversample >= 1, "
-                                "score_cost_s >= 0, ridge >= 0, head_start >= 0 and head_start_pool >= 1")
+                                "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1 and a head_start_rung "
+                                "among the rungs")
 
     def start(self, inputs: SearchInputs) -> None:
         s = self.settings
@@ -106,9 +110,11 @@ class LearningCurveBO(Algorithm):
         else:
             self._order = iter(inputs.rng.permutation(n).tolist())
         self._head_start = []
+        self._head_rows, self._head_next = set(), []     # head-start rows; those to continue now
         if s.head_start > 0 and self._candidates is not None:
             rows, overhead_s = self._candidates.take_best(s.head_start, max(s.head_start_pool, s.head_start))
             self._head_start = [(row, overhead_s if i == 0 else 0.0) for i, row in enumerate(rows)]
+            self._head_rows = set(rows)
         self._static = self._static_inputs(inputs, n)
         # What the trial has paid for, per row: validation and training losses of epochs 1..len.
         self._val: dict[int, list] = {}
@@ -146,11 +152,16 @@ class LearningCurveBO(Algorithm):
 
     # -- the ask/tell loop ------------------------------------------------------------------------
     def ask(self) -> Job | None:
-        if self._head_start:             # the best-scored cells of a large pool, trained to the end first
+        if self._head_next:              # a head-start cell goes on to the last rung at once
+            row = self._head_next.pop(0)
+            k = self._level_of[row]
+            return self._promote(k, self._members[k].index(row))
+        if self._head_start:             # the best-scored cells of a large pool, trained deep first
             row, overhead_s = self._head_start.pop(0)
-            self._level_of[row] = len(self._levels) - 1
-            self.decisions.append((row, len(self._levels) - 1, False))
-            return Job(row, self._levels[-1], overhead_s)
+            k = self.settings.head_start_rung % len(self._levels)
+            self._level_of[row] = k
+            self.decisions.append((row, k, False))
+            return Job(row, self._levels[k], overhead_s)
         for k in range(len(self._levels) - 2, -1, -1):
             position = self._promotable(k)
             if position is not None:
@@ -180,6 +191,8 @@ class LearningCurveBO(Algorithm):
             key = self._rank_keys(k, [row], x)[0]
         self._score[k] = np.append(self._score[k], key)
         self._promoted[k] = np.append(self._promoted[k], False)
+        if row in self._head_rows and finite and k < len(self._levels) - 1:
+            self._head_next.append(row)
         if k > 0 and finite:
             self._maybe_refit(k - 1)
 
