@@ -1,6 +1,6 @@
 """Mean regret of every run at several budgets, and how one run fares against the best of the others.
 
-    python scripts/anytime_table.py RESULTS_DIR... [--at 3,10,30,100,300,1000] [--focus lcbo]
+    python scripts/anytime_table.py RESULTS_DIR... [--at 3,10,30,100,300,1000] [--focus lcbo] [--exclude TEXT]
 
 Per benchmark and worker count: a Markdown table (one row per run label, one column per budget: the
 mean regret of the trials truncated there, the lowest in bold), then per budget whether `--focus` has
@@ -26,11 +26,14 @@ def main() -> None:
     parser.add_argument("results", nargs="+")
     parser.add_argument("--at", default="3,10,30,100,300,1000")
     parser.add_argument("--focus", default="lcbo")
+    parser.add_argument("--exclude", action="append", default=[],
+                        help="leave out the labels containing this text (repeatable), e.g. score_split")
     args = parser.parse_args()
     times = [float(t) for t in args.at.split(",")]
     results = load_many(args.results)
     for benchmark in results.benchmarks:
-        runs = results.runs[benchmark]
+        runs = {label: rs for label, rs in results.runs[benchmark].items()
+                if not any(text in label for text in args.exclude)}
         unit = aggregate.clock_unit_s(benchmark)
         for workers in sorted({split_label(label)[1] for label in runs}):
             labels = [label for label in runs if split_label(label)[1] == workers]
