@@ -60,8 +60,8 @@ def slow_plugin(tmp_path: Path) -> str:
 
 def slow_run_args(plugin: str, out: Path, trials: int = 6) -> list[str]:
     """About 1 s per trial (216 asks of 5 ms at 100 h)."""
-    return ["run", "--algo", plugin, "--set", "sleep_s=0.005", "--trials", str(trials), "--budget-hours", "100",
-            "--out", str(out)]
+    return ["run", "--algo", plugin, "--set", "sleep_s=0.005", "--label", "slowrs", "--trials", str(trials),
+            "--budget-hours", "100", "--out", str(out)]     # --label: a changed setting would name the run otherwise
 
 
 def dask_worker_processes(pid: int) -> list[int]:
@@ -249,7 +249,7 @@ def test_an_external_cluster_needs_no_data_and_survives_losing_its_scheduler(tmp
         local = nasbench("run", *suite, "--jobs", "2", "--out", str(tmp_path / "local"), env=env)
         assert local.returncode == 0, local.stderr
         assert_same_files(tmp_path / "local", tmp_path / "dask", 4)
-        assert json.loads((tmp_path / "dask" / "ptb" / "prs" / "trial-0.json").read_text())["scored_cells"] == 300
+        assert json.loads((tmp_path / "dask" / "ptb" / "prs+metric-num_params" / "trial-0.json").read_text())["scored_cells"] == 300
 
         out = tmp_path / "slow"                            # the scheduler goes away mid-run
         run = start_run(slow_run_args(plugin, out, trials=4) + ["--backend", "dask", "--scheduler", address])
