@@ -358,3 +358,14 @@ def test_a_full_disk_is_one_line_and_leaves_no_temp_file(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="cannot write .*result.json \\(No space left on device\\)"):
         atomic.write_json_atomic(tmp_path / "result.json", {"a": 1})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_test_losses_refuse_a_cache_that_changed_under_a_run(ptb):
+    """Test losses read back from the packed cache must come from the data the run loaded."""
+    from dataclasses import replace
+
+    from benchmarks.cells.table import test_losses
+
+    assert np.array_equal(test_losses(ptb), ptb.test_loss, equal_nan=True)
+    with pytest.raises(DataError, match="changed while a run used it"):
+        test_losses(replace(ptb, checksum="another"))

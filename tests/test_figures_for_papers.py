@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from nasbench_cli.harness.trial import settings_hash
 from tests.test_plot import run_cli, trial_record, write_trial
 
 LABELS = ["rs50e", "hb", "asha", "myls", "bo10d", "re", "tpe", "smac", "hb@4w", "asha@4w", "myls@4w"]
@@ -26,8 +27,8 @@ def results_folder(root, benchmark="ptb", labels=LABELS, trials=3, seed=0):
             if "@" in label:
                 record["workers"] = int(label.split("@")[1][:-1])
                 record["label"] = label
-                record["settings_hash"] = __import__("nasbench_cli.harness.trial", fromlist=["x"]).settings_hash(
-                    benchmark, record["algo"], {}, record["budget_s"], record["workers"])
+                record["settings_hash"] = settings_hash(benchmark, record["algo"], {}, record["budget_s"],
+                                                        record["workers"])
             path = root / benchmark / label / f"trial-{k}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(record))

@@ -6,6 +6,7 @@ read again for a benchmark loaded without them).
 """
 from benchmarks.cells.log_reader import log_source
 from benchmarks.cells.packed_cache import load_or_build
+from benchmarks.core.errors import DataError
 from benchmarks.core.paths import resolve_data_dir
 from benchmarks.core.table import Benchmark, SearchTable
 

@@ -8,7 +8,6 @@ style of its worker count. Regret is drawn on a log axis with a floor: values be
 are drawn at the floor, and the axis label says so.
 """
 import io
-import math
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
