@@ -170,6 +170,17 @@ def test_every_space_algorithm_runs_with_an_evaluation_budget(gpt_results):
             assert all(r >= 0 for r in record["trajectory"]["regret"])
 
 
+def test_smac_runs_on_a_gpt_space_with_an_evaluation_budget(tmp_path):
+    """SMAC over the native conditional choices (the costliest space algorithm: about 80 CPU-s per trial
+    at 100 evaluations, so a short budget here)."""
+    run = cli("run", "--benchmark", "gpt-l", "--algo", "smac", "--trials", "1", "--budget-evals", "12",
+              "--out", tmp_path, "--json")
+    assert run.returncode == 0, run.stderr
+    record = json.loads((tmp_path / "gpt-l" / "smac" / "trial-0.json").read_text())
+    assert record["n_evaluations"] == 12 and len(set(record["trajectory"]["arch"])) == 12
+    assert record["final_regret"] >= 0
+
+
 def test_reports_figures_and_exports_count_evaluations(gpt_results, tmp_path):
     report = cli("report", gpt_results, "--at", "10,20", "--markdown")
     assert report.returncode == 0, report.stderr
