@@ -109,7 +109,7 @@ def run_build(benchmark, cache, metrics, rows, jobs: int = 1, progress=None, shi
         from benchmarks.proxies.shipped import shipped_values
 
         shipped, _ = shipped_values(search, metric, cache.path.name)   # the package's scores count as done
-        missing |= ~(have | (np.zeros(len(rows), dtype=bool) if shipped is None else ~np.isnan(shipped[rows])))
+        missing |= ~have if shipped is None else ~(have | ~np.isnan(shipped[rows]))
     todo = [int(r) for r, m in zip(rows, missing) if m]
     report = BuildReport(requested=len(rows), already=int(len(rows) - len(todo)))
     tasks = [(int(search.ids[r]), search.recipes[r], tuple(metrics)) for r in todo]

@@ -370,10 +370,9 @@ def _preflight(benchmark, algos, overrides, quiet):
 
     for algo in algos:
         algorithm = make_algorithm(algo, overrides.get(algo), benchmark.name)
-        kind = algorithm.feature_kind
-        if kind is not None and used_kind(benchmark.name, kind) in G2V_DIMS and \
-                not is_g2v_cached(benchmark, G2V_DIMS[used_kind(benchmark.name, kind)]):
-            _build_g2v(benchmark, G2V_DIMS[used_kind(benchmark.name, kind)], used_kind(benchmark.name, kind), quiet)
+        kind = algorithm.feature_kind and used_kind(benchmark.name, algorithm.feature_kind)
+        if kind in G2V_DIMS and not is_g2v_cached(benchmark, G2V_DIMS[kind]):
+            _build_g2v(benchmark, G2V_DIMS[kind], kind, quiet)
         check_features(benchmark, algo, algorithm)
         note = check_scores(benchmark, algo, algorithm)
         if note and not quiet:

@@ -53,7 +53,7 @@ DEFAULT_OPTIONS = FigureOptions()
 # Colour-blind-safe palette: Okabe-Ito's eight (yellow left out: unreadable on white) plus Paul Tol's
 # indigo, olive, wine, teal and rose. Each registry algorithm has a fixed (colour, marker) pair, unique
 # across the registry; the algorithms usually compared together (the paper's eight; the multi-
-# objective six) have distinct colours. Line style says the worker count. Any other label (a plugin,
+# objective seven) have distinct colours. Line style says the worker count. Any other label (a plugin,
 # a --label, a run with changed settings) hashes into the palette with a marker no registry
 # algorithm uses, so it never looks like one.
 PALETTE = {"black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73", "blue": "#0072B2",
@@ -164,12 +164,17 @@ def _legend(ax, partial: bool = False, **kwargs):
     if partial:
         handles.append(Line2D([], [], color="0.3", alpha=PARTIAL_ALPHA))
         labels.append(PARTIAL_NOTE)
-    if len(handles) >= LEGEND_BELOW_FROM:     # many entries: columns under the axes, not a tall list
-        ax.legend(handles, labels, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2),
-                  ncol=4 if len(handles) >= 12 else 3, borderaxespad=0.0, handlelength=3.2, **kwargs)
-    elif handles:
-        ax.legend(handles, labels, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-                  borderaxespad=0.0, handlelength=3.2, **kwargs)
+    if handles:
+        ax.legend(handles, labels, **legend_layout(len(handles), below=(0.5, -0.2), beside=(1.01, 1.0)), **kwargs)
+
+
+def legend_layout(entries: int, below: tuple, beside: tuple) -> dict:
+    """Legend keyword arguments: with LEGEND_BELOW_FROM entries or more, columns under the plot (anchored
+    at `below`), else one column beside it (anchored at `beside`)."""
+    common = {"frameon": False, "borderaxespad": 0.0, "handlelength": 3.2}
+    if entries >= LEGEND_BELOW_FROM:      # many entries: columns under the axes, not a tall list
+        return {**common, "loc": "upper center", "bbox_to_anchor": below, "ncol": 4 if entries >= 12 else 3}
+    return {**common, "loc": "upper left", "bbox_to_anchor": beside}
 
 
 def _plot_with_partial(ax, x, y, n_present, n_total, label, style, band=None) -> bool:
@@ -332,12 +337,8 @@ def regret_by_workers_figure(benchmark: str, per_algo: dict, grid_s, options: Fi
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label.split(" (n=")[0], handle)
-    if len(handles) >= LEGEND_BELOW_FROM:
-        fig.legend(list(handles.values()), list(handles), frameon=False, loc="upper center",
-                   bbox_to_anchor=(0.5, 0.0), ncol=4 if len(handles) >= 12 else 3, handlelength=3.2)
-    else:
-        fig.legend(list(handles.values()), list(handles), frameon=False, loc="center left",
-                   bbox_to_anchor=(1.0, 0.5), handlelength=3.2)
+    fig.legend(list(handles.values()), list(handles), **legend_layout(len(handles), below=(0.5, 0.0),
+                                                                      beside=(1.0, 0.9)))
     band = f", {aggregate.BAND_KINDS[options.band_kind]}" if options.bands else ""
     fig.suptitle(f"{_title(benchmark, options)}: regret vs wall-clock time with K workers (mean{band})")
     fig.tight_layout()

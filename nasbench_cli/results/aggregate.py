@@ -48,6 +48,12 @@ def reach_thresholds(record: dict) -> tuple:
     return tuple(_clock_spec(record["benchmark"]).reach_thresholds)
 
 
+def regret_unit(record: dict) -> str:
+    """What the record's regret is measured in: its benchmark's objective (log-perplexity, GLUE points,
+    perplexity), or normalised hypervolume for a multi-objective run."""
+    return "normalised hypervolume" if record.get("objectives") else _clock_spec(record["benchmark"]).objective
+
+
 def regret_points(record: dict) -> tuple[np.ndarray, np.ndarray]:
     """(time_s, regret) of the train calls that had an incumbent (regret not null)."""
     traj = record["trajectory"]

@@ -117,7 +117,7 @@ def benchmark_report(per_algo: dict) -> dict:
     return {"best": best, "l_star": first["l_star"], "benchmark_best_arch": first["benchmark_best_arch"],
             "objectives": first.get("objectives"), "constraints": first.get("constraints"),
             "hv_space": first.get("hv_space"), "clock": aggregate.clock_label(first["benchmark"]),
-            "regret_unit": "normalised hypervolume" if first.get("objectives") else _regret_unit(first["benchmark"]),
+            "regret_unit": aggregate.regret_unit(first),
             "reach_thresholds": list(aggregate.reach_thresholds(first)), "algorithms": rows}
 
 
@@ -185,13 +185,6 @@ def caption(name: str, bench: dict) -> str:
                 f"architecture {bench['benchmark_best_arch']}) after {budget}")
     return (f"{name}: final regret (test log-perplexity − L*, L* = {bench['l_star']:.4f}, best architecture "
             f"{bench['benchmark_best_arch']}) after {budget}")
-
-
-def _regret_unit(benchmark: str) -> str:
-    from benchmarks.core.catalog import BENCHMARKS
-
-    spec = BENCHMARKS.get(benchmark)
-    return spec.objective if spec is not None else "log-perplexity"
 
 
 def markdown(report: dict) -> str:
