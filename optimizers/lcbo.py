@@ -7,7 +7,9 @@ them off one at a time):
 - **Rungs and quotas.** Rungs at 1, 2, 9 and 50 epochs; a result is promoted while it ranks among
   the top `keep` share of its rung's results (1/5 after 1 epoch, 1/20 after 2, 1/3 after 9). The
   second epoch is cheap and tells a lot: the slope of a learning curve between epochs 1 and 2
-  separates the cells that keep improving from those that have flattened.
+  separates the cells that keep improving from those that have flattened. For the first hours, a
+  rung's first promotions use looser shares (`early_keep`: 1/3, 1/5, 1/3, up to `early_cap` 40, 8
+  and 3 promotions), so a cell reaches 50 epochs after about 45 new cells instead of 300.
 - **Ranking by a learned curve model, not by the last loss.** A result at rung k is ranked by a
   prediction of its validation log-perplexity at rung k+1 from what the trial paid for: the last
   validation loss, the slope of the paid validation curve over its last epoch, the last training
@@ -51,8 +53,8 @@ def parse_numbers(text: str, kind, what: str) -> list:
 class LearningCurveBO(Algorithm):
     name = "lcbo"
     needs = frozenset({"epochs", "proxies"})
-    description = ("learning-curve-aware ASHA: rungs 1/2/9/50 epochs, promotion by a bagged ridge curve model "
-                   "fit online, new cells the best by hidden covariance of 3")
+    description = ("learning-curve-aware ASHA: rungs 1/2/9/50 epochs, looser quotas for the first promotions, "
+                   "promotion by a bagged ridge curve model fit online, new cells the best by hidden covariance of 16")
 
     @dataclass(frozen=True)
     class Settings:
@@ -68,7 +70,7 @@ class LearningCurveBO(Algorithm):
         metric: str | None = "hidden_covariance_l1"   # training-free score for new cells; None = uniform
         score_split: str = "train"           # corpus split of the scoring minibatch: train or test
         higher_is_better: bool = True
-        oversample: int = 3                  # candidates scored per new architecture (1 = no filter)
+        oversample: int = 16                 # candidates scored per new architecture (1 = no filter)
         score_cost_s: float = 2.0            # simulated seconds charged per scored candidate
         score_in_model: bool = True          # the model also reads the training-free score
         features: str | None = None          # graph feature kind the model also reads (None: none)
@@ -76,6 +78,8 @@ class LearningCurveBO(Algorithm):
         head_start_pool: int = 30            # best-scored of this many candidates (needs `metric`)
         head_start_rung: int = -1            # the rung they go to first (index into rungs; -1: the last), then
         #                                      straight on to the last rung, before anything else
+        early_keep: str = "0.333,0.2,0.333"  # anytime: a looser share per rung (as keep) for its first promotions,
+        early_cap: str = "40,8,3"            # at most this many per rung; then keep alone (0,0,0: keep only)
 
         def __post_init__(self):
             check_split(self.score_split)
@@ -86,6 +90,10 @@ class LearningCurveBO(Algorithm):
             if len(keep) != len(rungs) - 1 or not all(0 < k <= 1 for k in keep):
                 raise UserError(f"lcbo keep needs one share in (0, 1] per rung but the last ({len(rungs) - 1}), "
                                 f"got '{self.keep}'")
+            early, cap = parse_numbers(self.early_keep, float, "early_keep"), parse_numbers(self.early_cap, int, "early_cap")
+            if len(early) != len(keep) or len(cap) != len(keep) or not all(0 < e <= 1 for e in early) or min(cap) < 0:
+                raise UserError(f"lcbo early_keep and early_cap need one share in (0, 1] and one count >= 0 per "
+                                f"rung but the last ({len(keep)})")
             if self.min_points < 3 or self.refit_every < 1 or self.bags < 1 or self.oversample < 1 \
                     or self.score_cost_s < 0 or self.ridge < 0 or self.head_start < 0 or self.head_start_pool < 1 \
                     or not -len(rungs) <= self.head_start_rung < len(rungs):
@@ -100,6 +108,7 @@ class LearningCurveBO(Algorithm):
             raise UserError(f"lcbo's last rung ({self._levels[-1]} epochs) exceeds the benchmark's "
                             f"{inputs.search.max_epochs} epochs")
         self._keep = parse_numbers(s.keep, float, "keep")
+        self._early = list(zip(parse_numbers(s.early_keep, float, "early_keep"), parse_numbers(s.early_cap, int, "early_cap")))
         self._rng = inputs.rng
         n = inputs.search.n
         self._candidates = None
@@ -227,12 +236,18 @@ class LearningCurveBO(Algorithm):
         """Position in rung k of its best not-yet-promoted finite result, if that ranks in the rung's
         top `keep` share (ties: the earlier result first), else None."""
         scores = self._score[k]
-        quota = int(math.floor(len(scores) * self._keep[k]))
+        quota = self._quota(k, len(scores))
         if quota <= self._promoted_count[k]:
             return None
         top = np.argsort(scores, kind="stable")[:quota]
         top = top[~self._promoted[k][top] & np.isfinite(scores[top])]
         return int(top[0]) if len(top) else None
+
+    def _quota(self, k: int, n: int) -> int:
+        """Promotions rung k allows with n results: the `keep` share, or while it is larger and under the
+        cap, the `early_keep` share."""
+        share, cap = self._early[k]
+        return max(int(math.floor(n * self._keep[k])), min(int(math.floor(n * share)), cap))
 
     # -- the curve model --------------------------------------------------------------------------
     def _curve_inputs(self, k: int, rows) -> np.ndarray:

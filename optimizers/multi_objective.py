@@ -365,7 +365,7 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
         return vectors
 
     def _promotable(self, k: int):
-        quota = int(math.floor(len(self._score[k]) * self._keep[k]))
+        quota = self._quota(k, len(self._score[k]))
         if quota <= self._promoted_count[k]:
             return None
         return best_unpromoted(self._vectors(k), self._promoted[k], self._loss_column, quota)

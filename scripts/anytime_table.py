@@ -4,7 +4,7 @@
 
 Per benchmark and worker count: a Markdown table (one row per run label, one column per budget: the
 mean regret of the trials truncated there, the lowest in bold), then per budget whether `--focus` has
-the lowest mean, the runner-up, and two-sided Mann-Whitney p-values of `--focus` against every other
+the lowest mean (or is tied, as printed), the runner-up, and two-sided Mann-Whitney p-values of `--focus` against every other
 run at that worker count, Holm-corrected over them (the runner-up's is printed).
 """
 import argparse
@@ -59,9 +59,14 @@ def main() -> None:
                 adjusted = dict(zip(others, holm(raw)))
                 runner = min(others, key=lambda o: means[t][o])
                 lowest = means[t][focus] < means[t][runner]
-                print(f"- {t:g}: {focus} {'lowest' if lowest else 'not lowest'} ({means[t][focus]:.4f}); "
-                      f"{'runner-up' if lowest else 'lowest'} {runner} ({means[t][runner]:.4f}), Holm p = "
-                      f"{adjusted[runner]:.2g}")
+                tied = f"{means[t][focus]:.4f}" == f"{means[t][runner]:.4f}"     # equal as printed
+                if tied:
+                    print(f"- {t:g}: {focus} tied with {runner} ({means[t][focus]:.4f} each), Holm p = "
+                          f"{adjusted[runner]:.2g}")
+                    continue
+                verdict, other = ("lowest", "runner-up") if lowest else ("not lowest", "lowest")
+                print(f"- {t:g}: {focus} {verdict} ({means[t][focus]:.4f}); {other} {runner} "
+                      f"({means[t][runner]:.4f}), Holm p = {adjusted[runner]:.2g}")
 
 
 if __name__ == "__main__":

@@ -54,20 +54,20 @@ def test_the_model_learns_only_from_epochs_the_trial_paid_for(ptb):
 def test_scores_of_cells_not_yet_drawn_change_nothing(ptb):
     """The scores are read only for the candidates a trial has paid to score."""
     scores = scores_for(ptb)
-    env, algorithm = run(ptb, scores, budget_h=50, min_points=10)
+    env, algorithm = run(ptb, scores, budget_h=50, min_points=10, oversample=3)
     assert algorithm.fits
     drawn = set(algorithm._candidates.order[:algorithm._candidates.position])
     other = scores.copy()
     undrawn = [r for r in np.flatnonzero(np.isfinite(scores)) if r not in drawn]
     assert len(undrawn) > 100
     other[undrawn] = np.random.default_rng(9).normal(size=len(undrawn)) * 1e3
-    _, again = run(ptb, other, budget_h=50, min_points=10)
+    _, again = run(ptb, other, budget_h=50, min_points=10, oversample=3)
     assert again.decisions == algorithm.decisions
 
 
 def test_promotions_respect_each_rungs_quota_and_new_cells_pay_for_scoring(ptb):
     scores = scores_for(ptb)
-    env, algorithm = run(ptb, scores, budget_h=200, score_cost_s=7)
+    env, algorithm = run(ptb, scores, budget_h=200, score_cost_s=7, oversample=3, early_cap="0,0,0")
     keep = [0.2, 0.05, 0.333]
     started = [0, 0, 0, 0]
     for row, rung, promoted in algorithm.decisions:
@@ -86,9 +86,29 @@ def test_promotions_respect_each_rungs_quota_and_new_cells_pay_for_scoring(ptb):
     assert sum(env.history.overhead_s) == pytest.approx(7 * 3 * pools)
 
 
+def test_early_quotas_promote_sooner_and_stop_at_their_caps(ptb):
+    scores = scores_for(ptb)
+    keep, early, cap = [0.2, 0.05, 0.333], [0.333, 0.2, 0.333], [40, 8, 3]
+    env, algorithm = run(ptb, scores, budget_h=150)          # the defaults
+    results, promoted, first_at = [0, 0, 0, 0], [0, 0, 0, 0], {}
+    for row, rung, was_promoted in algorithm.decisions:      # one worker: each job is told before the next ask
+        if was_promoted:
+            k = rung - 1
+            promoted[rung] += 1
+            first_at.setdefault(rung, results[k])
+            allowed = max(math.floor(results[k] * keep[k]), min(math.floor(results[k] * early[k]), cap[k]))
+            assert promoted[rung] <= allowed
+        results[rung] += 1
+    # the first 9-epoch job starts after 5 two-epoch results, not the 20 that keep's 1/20 needs (and the
+    # first 2-epoch one after 4 one-epoch results: floor(3 x 0.333) is 0)
+    assert first_at[2] == 5 and first_at[1] == 4 and promoted[3] >= 3
+    baseline, _ = run(ptb, scores, budget_h=150, early_cap="0,0,0")     # keep's shares alone
+    assert len(env.history.arch) != len(baseline.history.arch) or env.history.arch != baseline.history.arch
+
+
 def test_once_every_cell_is_scored_the_passed_over_ones_start_best_first(ptb):
     scores = scores_for(ptb, n_scored=60)
-    env, algorithm = run(ptb, scores, budget_h=150)
+    env, algorithm = run(ptb, scores, budget_h=150, oversample=3)
     new = [row for row, rung, promoted in algorithm.decisions if rung == 0]
     assert sorted(new) == sorted(np.flatnonzero(np.isfinite(scores)).tolist())   # all 60, once each
     reserve = new[20:]                    # 20 pools of 3, then the 40 passed over, best score first
@@ -104,7 +124,9 @@ def test_four_workers_run_and_the_same_seed_repeats(ptb):
 
 
 @pytest.mark.parametrize("overrides", [{"rungs": "1,9,2"}, {"keep": "0.5"}, {"keep": "0.2,0,0.3"},
-                                       {"rungs": "1,x"}, {"min_points": "1"}])
+                                       {"rungs": "1,x"}, {"min_points": "1"},
+                                       {"early_cap": "4,-1,2"}, {"early_keep": "0.3,0.2", "early_cap": "4,2"},
+                                       {"early_keep": "0.3,0.2,1.5", "early_cap": "4,2,1"}])
 def test_bad_settings_are_one_line_errors(overrides):
     with pytest.raises(UserError):
         make_algorithm("lcbo", overrides)
