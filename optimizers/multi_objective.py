@@ -312,8 +312,9 @@ class SpaceParEGO(ParEGO):
 
 
 class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
-    """`lcbo` for several objectives: its rungs and quotas (1/2/9/50 epochs, top 1/5, 1/20, 1/3), its
-    learned curve model, and its training-free filter, with promotions by non-dominated sorting.
+    """`lcbo` for several objectives: its rungs and quotas (1/2/9/50 epochs, top 1/5, 1/20, 1/3, looser for
+    each rung's first promotions), its learned curve model, and its training-free filter (16 scored
+    candidates per new cell), with promotions by non-dominated sorting.
 
     A result at rung k stands for the vector of the run's objectives with the loss replaced by lcbo's
     rank key (the model's optimistic prediction of the next rung's validation loss, or the linear
