@@ -3,7 +3,8 @@ it was not tuned on: `best-removed` (the logs without the 50 cells with the lowe
 and `half` (a random half of the logs, seed 11).
 
     python scripts/heldout_folders.py OUT_DIR
-    nasbench run --data-dir OUT_DIR/best-removed --algo lcbo,asha,phb --trials 30 --out R
+    nasbench run --data-dir OUT_DIR/best-removed --algo lcbo,asha,phb,prs,hb --trials 30 --out R
+    python scripts/anytime_table.py R
 """
 import json
 import random

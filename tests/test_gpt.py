@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from benchmarks.core.errors import DataError, UserError
+from benchmarks.core.errors import UserError
 from benchmarks.core.registry import load_benchmark
 from benchmarks.core.space import architectures, configuration_space
 
