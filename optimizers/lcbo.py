@@ -26,6 +26,12 @@ them off one at a time):
   not-yet-promoted result of the highest rung that has one, so the budget is spent on the most
   promising curves instead of ending the trial early.
 
+Promotions over more than `report_every` epochs (2 -> 9, 9 -> 50) train in legs of at most that many
+epochs, each a job of its own that goes out again at once: the same decisions and epochs as one job per
+promotion at one worker (with several, other jobs interleave differently), but the harness sees each
+leg's epochs as it ends (the incumbent and the trial's front move after epoch 13 of a cell rather than
+50), which is what a practitioner watching a run would have.
+
 Fairness: the model's data are the validation/train losses of epochs this trial trained (kept from
 its own observations), the feature rows and the training-free scores; nothing from the table's
 unseen epochs or test losses. Each fit is kept in `self.fits` for the tests to check that.
@@ -54,7 +60,8 @@ class LearningCurveBO(Algorithm):
     name = "lcbo"
     needs = frozenset({"epochs", "proxies"})
     description = ("learning-curve-aware ASHA: rungs 1/2/9/50 epochs, looser quotas for the first promotions, "
-                   "promotion by a bagged ridge curve model fit online, new cells the best by hidden covariance of 16")
+                   "promotion by a bagged ridge curve model fit online, new cells the best by hidden covariance of 16, "
+                   "reported every 4 epochs")
 
     @dataclass(frozen=True)
     class Settings:
@@ -80,6 +87,8 @@ class LearningCurveBO(Algorithm):
         #                                      straight on to the last rung, before anything else
         early_keep: str = "0.333,0.2,0.333"  # anytime: a looser share per rung (as keep) for its first promotions,
         early_cap: str = "40,8,3"            # at most this many per rung; then keep alone (0,0,0: keep only)
+        report_every: int = 4                # a promotion trains in jobs of at most this many epochs, each
+        #                                      reported as it ends (same decisions; 0: one job per promotion)
 
         def __post_init__(self):
             check_split(self.score_split)
@@ -96,10 +105,11 @@ class LearningCurveBO(Algorithm):
                                 f"rung but the last ({len(keep)})")
             if self.min_points < 3 or self.refit_every < 1 or self.bags < 1 or self.oversample < 1 \
                     or self.score_cost_s < 0 or self.ridge < 0 or self.head_start < 0 or self.head_start_pool < 1 \
+                    or self.report_every < 0 \
                     or not -len(rungs) <= self.head_start_rung < len(rungs):
                 raise UserError("lcbo needs min_points >= 3, refit_every >= 1, bags >= 1, oversample >= 1, "
-                                "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1 and a head_start_rung "
-                                "among the rungs")
+                                "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1, report_every >= 0 "
+                                "and a head_start_rung among the rungs")
 
     def start(self, inputs: SearchInputs) -> None:
         s = self.settings
@@ -138,6 +148,8 @@ class LearningCurveBO(Algorithm):
         self._inputs = [[] for _ in range(levels)]      # parallel: model inputs of the finite results
         self._models = [None] * levels
         self._fitted_on = [0] * levels
+        self._leg_target: dict[int, int] = {}     # row -> epochs its promotion trains to, while in legs
+        self._legs_next: list = []                 # rows whose next leg goes out at the next ask
         self._told = 0
         self.fits: list = []        # (rung, rows, input matrix, targets, jobs told before) of every fit (tests)
         self.decisions: list = []   # (row, rung, promoted?) of every job handed out
@@ -161,6 +173,8 @@ class LearningCurveBO(Algorithm):
 
     # -- the ask/tell loop ------------------------------------------------------------------------
     def ask(self) -> Job | None:
+        if self._legs_next:              # a promotion trained in legs goes on at once
+            return self._leg(self._legs_next.pop(0))
         if self._head_next:              # a head-start cell goes on to the last rung at once
             row = self._head_next.pop(0)
             k = self._level_of[row]
@@ -188,6 +202,12 @@ class LearningCurveBO(Algorithm):
         val, train = self._val.setdefault(row, []), self._train.setdefault(row, [])
         val.extend(float(v) for v in observation.val_loss)
         train.extend(float(v) for v in observation.train_loss)
+        target = self._leg_target.get(row)
+        if target is not None:
+            if observation.status == "OK" and observation.epochs == job.epochs < target:
+                self._legs_next.append(row)      # a leg of a longer promotion: not a rung result yet
+                return
+            del self._leg_target[row]
         k = self._level_of[row]
         finite = (observation.status == "OK" and observation.epochs == self._levels[k]
                   and len(val) == self._levels[k] and math.isfinite(val[-1]) and math.isfinite(train[-1]))
@@ -230,7 +250,14 @@ class LearningCurveBO(Algorithm):
         self._promoted_count[k] += 1
         self._level_of[row] = k + 1
         self.decisions.append((row, k + 1, True))
+        if self.settings.report_every and self._levels[k + 1] - self._levels[k] > self.settings.report_every:
+            self._leg_target[row] = self._levels[k + 1]
+            return self._leg(row)
         return Job(row, self._levels[k + 1])
+
+    def _leg(self, row: int) -> Job:
+        """The next job of a promotion trained in legs: `report_every` more epochs, or up to its rung."""
+        return Job(row, min(len(self._val[row]) + self.settings.report_every, self._leg_target[row]))
 
     def _promotable(self, k: int):
         """Position in rung k of its best not-yet-promoted finite result, if that ranks in the rung's

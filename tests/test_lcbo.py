@@ -106,6 +106,40 @@ def test_early_quotas_promote_sooner_and_stop_at_their_caps(ptb):
     assert len(env.history.arch) != len(baseline.history.arch) or env.history.arch != baseline.history.arch
 
 
+def test_promotions_train_in_reported_legs_with_the_same_decisions(ptb):
+    """report_every=4: a promotion over more than 4 epochs runs as jobs of at most 4 epochs that go out
+    back to back, so the incumbent sees the epochs sooner; one worker makes the same decisions and trains
+    the same epochs as one job per promotion (report_every=0), ending with the same incumbent."""
+    scores = scores_for(ptb)
+    legs, with_legs = run(ptb, scores, budget_h=150)
+    whole, without = run(ptb, scores, budget_h=150, report_every=0)
+    assert with_legs.decisions == without.decisions
+    assert legs.history.incumbent[-1] == whole.history.incumbent[-1]
+    assert any(b - a > 4 for a, b in zip(whole.history.from_epoch, whole.history.epochs))
+    assert all(b - a <= 4 for a, b in zip(legs.history.from_epoch, legs.history.epochs))
+    assert len(legs.history.arch) > len(whole.history.arch)
+
+    def trained(env):
+        return {arch: epochs for arch, epochs in zip(env.history.arch, env.history.epochs)}
+
+    assert trained(legs) == trained(whole)
+    # the legs of one promotion follow each other with nothing in between (one worker)
+    for i in range(1, len(legs.history.arch)):
+        if legs.history.from_epoch[i] not in (0, 1, 2, 9):
+            assert legs.history.arch[i] == legs.history.arch[i - 1]
+            assert legs.history.from_epoch[i] == legs.history.epochs[i - 1]
+    # sooner, never later: at every job end of the whole-job run, the legs run's incumbent (as of its
+    # last job end by then) is at least as good by validation log-perplexity
+    def best_val(env, i):
+        arch, epoch = env.history.incumbent[i], env.history.incumbent_epoch[i]
+        return env._index.prefix_best_val.item(arch, epoch) if arch >= 0 else math.inf
+
+    ends = np.searchsorted(np.array(legs.history.time_s), np.array(whole.history.time_s), side="right") - 1
+    assert all(best_val(legs, e) <= best_val(whole, i) for i, e in enumerate(ends))
+    back = np.searchsorted(np.array(whole.history.time_s), np.array(legs.history.time_s), side="right") - 1
+    assert any(best_val(legs, i) < (best_val(whole, e) if e >= 0 else math.inf) for i, e in enumerate(back))
+
+
 def test_once_every_cell_is_scored_the_passed_over_ones_start_best_first(ptb):
     scores = scores_for(ptb, n_scored=60)
     env, algorithm = run(ptb, scores, budget_h=150, oversample=3)
@@ -126,7 +160,8 @@ def test_four_workers_run_and_the_same_seed_repeats(ptb):
 @pytest.mark.parametrize("overrides", [{"rungs": "1,9,2"}, {"keep": "0.5"}, {"keep": "0.2,0,0.3"},
                                        {"rungs": "1,x"}, {"min_points": "1"},
                                        {"early_cap": "4,-1,2"}, {"early_keep": "0.3,0.2", "early_cap": "4,2"},
-                                       {"early_keep": "0.3,0.2,1.5", "early_cap": "4,2,1"}])
+                                       {"early_keep": "0.3,0.2,1.5", "early_cap": "4,2,1"},
+                                       {"report_every": "-1"}])
 def test_bad_settings_are_one_line_errors(overrides):
     with pytest.raises(UserError):
         make_algorithm("lcbo", overrides)
