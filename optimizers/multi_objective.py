@@ -313,8 +313,9 @@ class SpaceParEGO(ParEGO):
 
 class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
     """`lcbo` for several objectives: its rungs and quotas (1/2/9/50 epochs, top 1/5, 1/20, 1/3, looser for
-    each rung's first promotions), its learned curve model, and its training-free filter (16 scored
-    candidates per new cell), with promotions by non-dominated sorting.
+    each rung's first promotions: up to 40, 24 and 3 of them, where lcbo has 40, 8, 3), its learned curve
+    model, and its training-free filter (16 scored candidates per new cell), with promotions by
+    non-dominated sorting.
 
     A result at rung k stands for the vector of the run's objectives with the loss replaced by lcbo's
     rank key (the model's optimistic prediction of the next rung's validation loss, or the linear
@@ -327,6 +328,11 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
     name = "mo-lcbo"
     description = ("multi-objective lcbo: rungs 1/2/9/50, promotions by non-dominated sorting of the curve model's "
                    "prediction and the other objectives, new cells by non-dominated training-free filter")
+
+    @dataclass(frozen=True)
+    class Settings(LearningCurveBO.Settings):
+        early_cap: str = "40,24,3"           # lcbo's 40,8,3 with more early 2 -> 9 epoch promotions: a front
+        #                                      needs several deep cells sooner than a single incumbent does
 
     def start(self, inputs: SearchInputs) -> None:
         self._begin_objectives(inputs)

@@ -384,6 +384,42 @@ def test_mo_lcbo_promotes_by_non_dominated_sorting_and_filters_new_cells_over_th
     assert env_again.history.arch == env.history.arch          # the spy changed nothing; same seed, same run
 
 
+def test_mo_lcbo_promotes_more_cells_to_nine_epochs_early_than_lcbo(ptb):
+    """mo-lcbo's early caps are 40, 24, 3 (lcbo's 40, 8, 3): every promotion stays within its quota, and
+    more than 8 two-epoch results go on to 9 epochs while keep's 1/20 alone would allow fewer, so a front
+    gets several deep cells sooner; lcbo's caps (`early_cap=40,8,3`) give a different run."""
+    import math
+
+    from benchmarks.core.environment import Environment
+    from nasbench_cli.harness.simulator import run_on
+    from optimizers.registry import make_algorithm
+    from test_proxy_search import scores_for
+
+    scores = scores_for(ptb)
+    objectives = ("logppl", "params")
+    keep, early, cap = [0.2, 0.05, 0.333], [0.333, 0.2, 0.333], [40, 24, 3]
+
+    def run(settings=None):
+        algorithm = make_algorithm("mo-lcbo", settings, "ptb")
+        env = Environment(ptb.search, 150 * 3600.0, objectives)
+        run_on(env, algorithm, 3, None, scores, objectives=objectives)
+        return env, algorithm
+
+    env, algorithm = run()
+    assert algorithm.settings.early_cap == "40,24,3"
+    results, promoted, beyond_lcbo = [0, 0, 0, 0], [0, 0, 0, 0], False
+    for row, rung, was_promoted in algorithm.decisions:      # one worker: each job is told before the next ask
+        if was_promoted:
+            k = rung - 1
+            promoted[rung] += 1
+            assert promoted[rung] <= max(math.floor(results[k] * keep[k]), min(math.floor(results[k] * early[k]), cap[k]))
+            beyond_lcbo |= promoted[rung] > max(math.floor(results[k] * keep[k]), min(math.floor(results[k] * early[k]), [40, 8, 3][k]))
+        results[rung] += 1
+    assert promoted[2] > 8 and beyond_lcbo
+    lcbo_caps, _ = run({"early_cap": "40,8,3"})
+    assert lcbo_caps.history.arch != env.history.arch
+
+
 def test_lcbo_head_start_trains_the_best_scored_of_a_pool_to_the_end_first(ptb):
     from benchmarks.core.environment import Environment
     from nasbench_cli.harness.simulator import run_on
