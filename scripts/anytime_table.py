@@ -3,7 +3,7 @@
     python scripts/anytime_table.py RESULTS_DIR... [--at 3,10,30,100,300,1000] [--focus lcbo] [--exclude TEXT]
 
 Per benchmark and worker count: a Markdown table (one row per run label, one column per budget: the
-mean regret of the trials truncated there, the lowest in bold), then per budget whether `--focus` has
+mean regret of the trials truncated there, the lowest in bold; – past a run's budget), then per budget whether `--focus` has
 the lowest mean (or is tied, as printed), the runner-up, and two-sided Mann-Whitney p-values of `--focus` against every other
 run at that worker count, Holm-corrected over them (the runner-up's is printed).
 """
@@ -19,6 +19,11 @@ from nasbench_cli.results import aggregate  # noqa: E402
 from nasbench_cli.results.files import load_many, split_label  # noqa: E402
 from nasbench_cli.results.report_table import holm, mann_whitney  # noqa: E402
 from nasbench_cli.results.truncate import record_at  # noqa: E402
+
+
+def reaches(records, time_s: float) -> bool:
+    """Whether every trial's budget reaches `time_s` (seconds); a shorter run shows – there, not its end."""
+    return all(r["budget_s"] >= time_s * (1 - 1e-9) for r in records)
 
 
 def main() -> None:
@@ -38,6 +43,7 @@ def main() -> None:
         for workers in sorted({split_label(label)[1] for label in runs}):
             labels = [label for label in runs if split_label(label)[1] == workers]
             finals = {t: {label: aggregate.final_regrets([record_at(r, t * unit) for r in runs[label]])
+                          if reaches(runs[label], t * unit) else np.full(len(runs[label]), np.nan)
                           for label in labels} for t in times}
             means = {t: {label: float(np.nanmean(np.where(np.isfinite(v), v, np.nan))) if np.isfinite(v).any()
                          else np.inf for label, v in finals[t].items()} for t in times}
@@ -54,7 +60,9 @@ def main() -> None:
                 continue
             print()
             for t in times:
-                others = [label for label in labels if label != focus]
+                others = [label for label in labels if label != focus and np.isfinite(means[t][label])]
+                if not others or not np.isfinite(means[t][focus]):
+                    continue
                 raw = [mann_whitney(finals[t][focus], finals[t][o]) for o in others]
                 adjusted = dict(zip(others, holm(raw)))
                 runner = min(others, key=lambda o: means[t][o])
