@@ -7,7 +7,8 @@ architecture, and CPU seconds per trial. Evaluation seeds (0-29) are never used 
     python scripts/tune_lcbo.py "" "head_start=2;head_start_rung=-2" --trials 30 --hours 1000 --at 3,10,30,100,300
 
 `--at`: also the mean regret of the same trials cut at these earlier hours (trials without an
-incumbent yet left out of the mean, counted in brackets); `--workers K` simulated workers.
+incumbent yet left out of the mean, counted in brackets); `--workers K` simulated workers;
+`--algo mo-lcbo --objectives logppl,params` tunes the multi-objective version (regret: HV regret).
 """
 import argparse
 import time
@@ -25,6 +26,7 @@ def main():
     parser.add_argument("--benchmark", default="ptb")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--at", default="", help="comma list of earlier hours to report too")
+    parser.add_argument("--objectives", default="", help="comma list, for a multi-objective --algo")
     args = parser.parse_args()
     if args.seed < 1000:
         parser.error("tuning seeds must be >= 1000 (0-29 are the evaluation seeds)")
@@ -35,14 +37,16 @@ def main():
         overrides = dict(item.split("=", 1) for item in variant.split(";") if item.strip())
         start = time.process_time()
         records = nasbench.run(nasbench.make_algorithm(args.algo, **overrides), bench, trials=args.trials,
-                               budget_hours=args.hours, seed=args.seed, workers=args.workers)
+                               budget_hours=args.hours, seed=args.seed, workers=args.workers,
+                               objectives=tuple(name for name in args.objectives.split(",") if name))
         cpu = (time.process_time() - start) / args.trials
         regrets = np.array([r["final_regret"] for r in records], dtype=float)
         best = np.mean([r["trajectory"]["incumbent"][-1] == bench.best_id if r["trajectory"]["incumbent"] else False
                         for r in records])
         print(f"{args.algo} [{variant or 'defaults'}] {args.benchmark} {args.hours:g} h, seeds {args.seed}.."
               f"{args.seed + args.trials - 1}: mean regret {np.nanmean(regrets):.4f} (median "
-              f"{np.nanmedian(regrets):.4f}), best arch {best:.0%}, CPU {cpu:.2f} s/trial", flush=True)
+              f"{np.nanmedian(regrets):.4f}){'' if args.objectives else f', best arch {best:.0%}'}, "
+              f"CPU {cpu:.2f} s/trial", flush=True)
         if args.at:
             from nasbench_cli.results.truncate import record_at
 

@@ -407,13 +407,17 @@ def test_mo_lcbo_promotes_more_cells_to_nine_epochs_early_than_lcbo(ptb):
 
     env, algorithm = run()
     assert algorithm.settings.early_cap == "40,24,3"
+
+    def allowed(k, n, caps):
+        return max(math.floor(n * keep[k]), min(math.floor(n * early[k]), caps[k]))
+
     results, promoted, beyond_lcbo = [0, 0, 0, 0], [0, 0, 0, 0], False
     for row, rung, was_promoted in algorithm.decisions:      # one worker: each job is told before the next ask
         if was_promoted:
             k = rung - 1
             promoted[rung] += 1
-            assert promoted[rung] <= max(math.floor(results[k] * keep[k]), min(math.floor(results[k] * early[k]), cap[k]))
-            beyond_lcbo |= promoted[rung] > max(math.floor(results[k] * keep[k]), min(math.floor(results[k] * early[k]), [40, 8, 3][k]))
+            assert promoted[rung] <= allowed(k, results[k], cap)
+            beyond_lcbo |= promoted[rung] > allowed(k, results[k], [40, 8, 3])
         results[rung] += 1
     assert promoted[2] > 8 and beyond_lcbo
     lcbo_caps, _ = run({"early_cap": "40,8,3"})
