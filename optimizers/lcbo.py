@@ -192,9 +192,14 @@ class LearningCurveBO(Algorithm):
         row, overhead_s = self._new_architecture()
         if row is None:
             return self._promote_past_quota()
-        self._level_of[row] = 0
-        self.decisions.append((row, 0, False))
-        return Job(row, self._levels[0], overhead_s)
+        k = self._first_rung(row)
+        self._level_of[row] = k
+        self.decisions.append((row, k, False))
+        return Job(row, self._levels[k], overhead_s)
+
+    def _first_rung(self, row: int) -> int:
+        """The rung a new architecture trains to first (0: the first)."""
+        return 0
 
     def tell(self, job: Job, observation) -> None:
         row = job.arch

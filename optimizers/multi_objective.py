@@ -22,7 +22,7 @@ from optimizers.asha import ASHA
 from optimizers.base import Algorithm, Job, SearchInputs
 from optimizers.bayesian import BayesianOptimisation, SpaceBO, fit_bags, predict_bags
 from optimizers.evolution import RegularizedEvolution
-from optimizers.lcbo import LearningCurveBO
+from optimizers.lcbo import LearningCurveBO, parse_numbers
 
 
 def objective_vector(observation, objectives) -> np.ndarray:
@@ -320,19 +320,37 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
     A result at rung k stands for the vector of the run's objectives with the loss replaced by lcbo's
     rank key (the model's optimistic prediction of the next rung's validation loss, or the linear
     extrapolation before the model has data); a rung's top `keep` share is taken in `priority_order`
-    (Pareto rank, then epsilon-net). New cells: of `oversample` random candidates (each score charged
-    as in lcbo), the first in `priority_order` of (minus the training-free score, the objectives known
-    before training), so the filter spreads over the trade-off instead of picking the lowest
-    predicted loss alone; cells that break a constraint on a known objective are not started while
-    others are left."""
+    (Pareto rank, then epsilon-net). New cells: as lcbo, the best-scored of `oversample` random
+    candidates (each score charged as in lcbo); cells that break a constraint on a known objective are
+    not started while others are left. (The pool is put in `priority_order` of (minus the score, the
+    objectives known before training), whose first point is always the best-scored: the known
+    objectives only order the rest.)
+
+    Anchor cells (`anchor_every`, off by default): every `anchor_every`-th new cell is the best-scored
+    of a pool drawn from the cells at or below the `anchor_share` quantile of an objective known
+    before training (the smallest cells, where a front's cheap end lies), and trains straight to rung
+    `anchor_rung`; the pool's other candidates stay for later pools, whose score is not charged twice.
+    On the tuning seeds this helps `logppl,params,epoch_s` at one worker a lot and costs at four
+    workers and 300 h (docs/results/hardware-aware.md#anchor-cells)."""
     name = "mo-lcbo"
     description = ("multi-objective lcbo: rungs 1/2/9/50, promotions by non-dominated sorting of the curve model's "
-                   "prediction and the other objectives, new cells by non-dominated training-free filter")
+                   "prediction and the other objectives, new cells the best by hidden covariance of 16")
 
     @dataclass(frozen=True)
     class Settings(LearningCurveBO.Settings):
         early_cap: str = "40,24,3"           # lcbo's 40,8,3 with more early 2 -> 9 epoch promotions: a front
         #                                      needs several deep cells sooner than a single incumbent does
+        anchor_every: int = 0                # every this many new cells (0: never) come from an anchor stratum:
+        anchor_share: float = 0.03           # the cells at or below this quantile of an objective known before
+        #                                      training (params, flops), in turn, where a front's end lies
+        anchor_rung: int = 0                 # the rung (index) an anchor cell trains to first
+
+        def __post_init__(self):
+            super().__post_init__()
+            rungs = len(parse_numbers(self.rungs, int, "rungs"))
+            if self.anchor_every < 0 or not 0 < self.anchor_share <= 1 or not 0 <= self.anchor_rung < rungs - 1:
+                raise UserError(f"mo-lcbo needs anchor_every >= 0, anchor_share in (0, 1] and an anchor_rung "
+                                f"among the rungs but the last (0..{rungs - 2})")
 
     def start(self, inputs: SearchInputs) -> None:
         self._begin_objectives(inputs)
@@ -348,6 +366,31 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
         self._seen = {}                        # row -> its last objective vector (minimised)
         if self._candidates is not None:
             self._candidates.rank_pool = self._rank_pool
+        self._anchors = []                     # (name, [n] bool mask) per known objective
+        self._new_cells = 0
+        self._anchor_rows = set()
+        if self.settings.anchor_every:
+            for col, name in enumerate(self._objectives):
+                values = self._known[:, col]
+                if col != self._loss_column and np.isfinite(values).any():
+                    cut = np.quantile(values[np.isfinite(values)], self.settings.anchor_share)
+                    self._anchors.append((name, np.isfinite(values) & (values <= cut) & self._feasible))
+
+    def _new_architecture(self):
+        """lcbo's new cell (the best of a scored pool), but every `anchor_every`-th pool is drawn from an
+        anchor stratum (the known objectives in turn) while it has cells left."""
+        self._new_cells += 1
+        every = self.settings.anchor_every
+        if self._anchors and self._candidates is not None and self._new_cells % every == 0:
+            stratum = self._anchors[(self._new_cells // every) % len(self._anchors)]
+            rows, overhead_s = self._candidates.take_best(1, self.settings.oversample, stratum)
+            if rows:
+                self._anchor_rows.add(rows[0])
+                return rows[0], overhead_s
+        return super()._new_architecture()
+
+    def _first_rung(self, row: int) -> int:
+        return self.settings.anchor_rung if row in self._anchor_rows else 0
 
     def _rank_pool(self, pool: list, key: np.ndarray) -> list:
         """Positions of `pool` best first: feasible before infeasible, then by priority_order of (the

@@ -59,7 +59,7 @@ ALGORITHMS = {
     "motpe": ("Optuna multi-objective TPE over the native space, snapped (extra: libs); needs --objectives",
               ("optimizers.optuna_multi_objective:MOTPE",)),
     "mo-lcbo": ("multi-objective lcbo: rungs 1/2/9/50, non-dominated promotion of the curve model's prediction, "
-                "non-dominated training-free filter; needs --objectives", ("optimizers.multi_objective:MOLearningCurveBO",)),
+                "new cells the best by hidden covariance of 16; needs --objectives", ("optimizers.multi_objective:MOLearningCurveBO",)),
 }
 # old name -> (name, the benchmark it was made for): the same algorithm, recorded under the old name
 ALIASES = {"bert-rs": ("rs", "bert"), "bert-bo": ("bo", "bert"), "bert-re": ("re", "bert"),

@@ -340,9 +340,9 @@ def test_query_front_lists_the_true_front(ptb):
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
-def test_mo_lcbo_promotes_by_non_dominated_sorting_and_filters_new_cells_over_the_trade_off(ptb):
+def test_mo_lcbo_promotes_by_non_dominated_sorting_and_new_cells_are_the_best_scored(ptb):
     """mo-lcbo keeps lcbo's rungs and quotas; each new cell is the first of its scored pool (16) in
-    priority_order of (minus score, params); every promotion is within its rung's top `keep` share of
+    priority_order of (minus score, params), which is the best-scored of the pool; every promotion is within its rung's top `keep` share of
     that order at the time it is made."""
     from benchmarks.core.environment import Environment
     from nasbench_cli.harness.simulator import run_on
@@ -378,6 +378,7 @@ def test_mo_lcbo_promotes_by_non_dominated_sorting_and_filters_new_cells_over_th
     for (pool, order), row in zip(pools, new_cells):
         points = np.c_[-scores[pool], ptb.search.num_params[pool]]
         assert pool[order[0]] == row and order == priority_order(points, 0).tolist()
+        assert row == pool[int(np.argmax(scores[pool]))]
     again = make_algorithm("mo-lcbo", None, "ptb")
     env_again = Environment(ptb.search, 200 * 3600.0, objectives)
     run_on(env_again, again, 3, None, scores, objectives=objectives)
@@ -440,3 +441,57 @@ def test_lcbo_head_start_trains_the_best_scored_of_a_pool_to_the_end_first(ptb):
     assert [d[0] for d in algorithm.decisions[:2]] == best and [d[1] for d in algorithm.decisions[:2]] == [3, 3]
     assert env.history.overhead_s[0] == pytest.approx(40 * 2.0) and sum(env.history.overhead_s[:2]) == 80.0
     assert env.history.arch[:2] == best and max(env.history.epochs[:2]) == 50   # (a diverged log ends early)
+
+
+def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(ptb):
+    """With `anchor_every=2`, every second new cell is the best-scored of a pool of 16 drawn from the
+    anchor stratum (the cells at or below the 3% quantile of params: PTB's smallest cells, 5.73 M), and
+    trains straight to rung `anchor_rung` (9 epochs). The stratum's other candidates stay for later
+    pools of the whole table, and a score is paid once: each job's overhead is 2 s per candidate of its
+    pool not scored before. Once the stratum is used up, new cells come from the whole table alone."""
+    from benchmarks.core.environment import Environment
+    from nasbench_cli.harness.simulator import run_on
+    from optimizers.registry import make_algorithm
+    from test_proxy_search import scores_for
+
+    scores = scores_for(ptb)
+    objectives = ("logppl", "params", "epoch_s")
+    params = ptb.search.num_params
+    smallest = params <= np.quantile(params, 0.03)
+    assert params[smallest].max() == params.min()
+    algorithm = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2"}, "ptb")
+    pools = []
+    start_algorithm = algorithm.start
+
+    def start(inputs):
+        start_algorithm(inputs)
+        rank_pool = algorithm._candidates.rank_pool
+
+        def spy(pool, key):
+            order = rank_pool(pool, key)
+            pools.append((list(pool), pool[order[0]]))
+            return order
+        algorithm._candidates.rank_pool = spy
+
+    algorithm.start = start
+    env = Environment(ptb.search, 100 * 3600.0, objectives)
+    run_on(env, algorithm, 3, None, scores, objectives=objectives)
+    new = [(row, rung) for row, rung, promoted in algorithm.decisions if not promoted]
+    chosen = [row for _, row in pools]
+    assert len(chosen) == len(set(chosen)) and chosen == [row for row, _ in new[:len(chosen)]]
+    anchor_pools = [(pool, row) for pool, row in pools if smallest[pool].all()]
+    for pool, row in anchor_pools:
+        assert row == pool[int(np.argmax(scores[pool]))]               # the best-scored of its pool
+    anchors = {row for _, row in anchor_pools}
+    assert {rung for row, rung in new if row in anchors} == {2}        # straight to 9 epochs
+    assert {rung for row, rung in new if row not in anchors} == {0}
+    assert [row in anchors for row, _ in new[:2 * len(anchors)]] == [False, True] * len(anchors)
+    assert env.history.epochs[env.history.arch.index(new[1][0])] == 9
+    # the stratum is used up (fewer than 16 of its scored cells are never drawn), then the table goes on
+    scored_small = set(np.flatnonzero(smallest & ~np.isnan(scores)).tolist())
+    in_anchor_pools = {row for pool, _ in anchor_pools for row in pool}
+    assert len(scored_small - in_anchor_pools) < 16 and len(pools) > 2 * len(anchor_pools) + 10
+    later = {row for pool, _ in pools if not smallest[pool].all() for row in pool}
+    assert (in_anchor_pools - anchors) & later                         # passed over, drawn again later
+    distinct = {row for pool, _ in pools for row in pool}
+    assert sum(env.history.overhead_s) == pytest.approx(2.0 * len(distinct))   # each score paid once
