@@ -38,8 +38,8 @@ class ScoredCandidates:
         self._passed_over_next = None   # once drawn from: position in passed_over, sorted by score
         # how a scored pool is ordered, best first: None = by key alone; else rank_pool(pool, key) -> positions
         self.rank_pool = None
-        self._taken = None      # once a stratum has been drawn from: [n] bool, drawn by a pool of the whole
-        self._scored = None     # table or taken from a stratum pool; [n] bool, score paid for
+        self._taken = np.zeros(len(scores), dtype=bool)    # drawn by a pool of the whole table, or chosen
+        self._scored = np.zeros(len(scores), dtype=bool)   # from a stratum pool; score paid for
         self._stratum_position: dict = {}   # stratum name -> position in `order` its next pool starts from
 
     @property
@@ -53,26 +53,18 @@ class ScoredCandidates:
         `stratum`: (name, [n] bool mask): the pool is the next candidates of the same random order in the
         mask that no pool has taken (an empty list once none is left). Only the chosen are taken: the
         others stay for later pools of the whole table, which pay no second time for a known score."""
-        if stratum is None and self._taken is None:
-            pool = self.order[self.position:self.position + pool_size]
-            self.position += len(pool)
-            cost = len(pool) * self.score_cost_s
-        else:
-            pool = self._draw_within(*stratum, pool_size) if stratum is not None else self._draw(pool_size)
-            cost = int((~self._scored[pool]).sum()) * self.score_cost_s if len(pool) > n else 0.0
-            if len(pool) > n:
-                self._scored[pool] = True
+        pool = self._draw_within(*stratum, pool_size) if stratum is not None else self._draw(pool_size)
         if len(pool) <= n:
-            if self._taken is not None:
-                self._taken[pool] = True
+            self._taken[pool] = True
             return pool, 0.0
+        cost = int((~self._scored[pool]).sum()) * self.score_cost_s
+        self._scored[pool] = True
         ranked = np.argsort(self.key[pool], kind="stable") if self.rank_pool is None \
             else np.asarray(self.rank_pool(pool, self.key), dtype=np.int64)
         chosen = [pool[k] for k in ranked[:n]]
         if stratum is None:
             self.passed_over.extend(pool[k] for k in ranked[n:])
-        if self._taken is not None:
-            self._taken[chosen if stratum is not None else pool] = True
+        self._taken[chosen if stratum is not None else pool] = True
         return chosen, cost
 
     def _draw(self, pool_size: int) -> list:
@@ -88,10 +80,6 @@ class ScoredCandidates:
     def _draw_within(self, name: str, mask: np.ndarray, pool_size: int) -> list:
         """The next `pool_size` architectures of `order` in `mask` that no pool has taken and no earlier
         pool of this stratum has drawn."""
-        if self._taken is None:
-            self._taken = np.zeros(len(mask), dtype=bool)
-            self._taken[self.order[:self.position]] = True
-            self._scored = self._taken.copy()
         position, pool = self._stratum_position.get(name, 0), []
         while len(pool) < pool_size and position < len(self.order):
             row = self.order[position]
