@@ -89,6 +89,8 @@ class LearningCurveBO(Algorithm):
         early_cap: str = "40,8,3"            # at most this many per rung; then keep alone (0,0,0: keep only)
         report_every: int = 4                # a promotion trains in jobs of at most this many epochs, each
         #                                      reported as it ends (same decisions; 0: one job per promotion)
+        clip_inputs: bool = False            # predict from inputs clipped to the range the model was fit on
+        #                                      (no extrapolation past it, e.g. from a score far out in a tail)
 
         def __post_init__(self):
             check_split(self.score_split)
@@ -317,7 +319,7 @@ class LearningCurveBO(Algorithm):
             return
         x = self._curve_inputs(k, rows)
         y = np.array([self._val[r][next_epochs - 1] for r in rows])
-        self._models[k] = _fit_bags(x, y, s.bags, s.ridge, self._rng)
+        self._models[k] = _fit_bags(x, y, s.bags, s.ridge, self._rng, s.clip_inputs)
         self._fitted_on[k] = len(rows)
         self.fits.append((k, list(rows), x, y, self._told))
         members = self._members[k]
@@ -328,8 +330,9 @@ class LearningCurveBO(Algorithm):
         self._score[k] = keys
 
 
-def _fit_bags(x: np.ndarray, y: np.ndarray, bags: int, ridge: float, rng: np.random.Generator):
-    """`bags` ridge regressions on bootstrap samples of standardised (x, y)."""
+def _fit_bags(x: np.ndarray, y: np.ndarray, bags: int, ridge: float, rng: np.random.Generator, clip: bool = False):
+    """`bags` ridge regressions on bootstrap samples of standardised (x, y); with `clip`, predictions read
+    inputs clipped to the range of `x`."""
     mean, spread = x.mean(axis=0), x.std(axis=0)
     spread = np.where(spread > 0, spread, 1.0)
     z = (x - mean) / spread
@@ -340,11 +343,14 @@ def _fit_bags(x: np.ndarray, y: np.ndarray, bags: int, ridge: float, rng: np.ran
         design = np.hstack([z[pick], np.ones((n, 1))])
         gram = design.T @ design + ridge * n * np.diag(np.r_[np.ones(d), 0.0])
         weights[b] = np.linalg.solve(gram + 1e-9 * np.eye(d + 1), design.T @ y[pick])
-    return mean, spread, weights
+    bounds = (x.min(axis=0), x.max(axis=0)) if clip else None
+    return mean, spread, weights, bounds
 
 
 def _predict(model, x: np.ndarray):
-    mean, spread, weights = model
+    mean, spread, weights, bounds = model
+    if bounds is not None:
+        x = np.clip(x, *bounds)
     design = np.hstack([(x - mean) / spread, np.ones((len(x), 1))])
     predictions = design @ weights.T          # [n, bags]
     return predictions.mean(axis=1), predictions.std(axis=1)

@@ -326,24 +326,27 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
     objectives known before training), whose first point is always the best-scored: the known
     objectives only order the rest.)
 
-    Anchor cells (`anchor_every`, off by default): every `anchor_every`-th new cell is the best-scored
-    of a pool drawn from the cells at or below the `anchor_share` quantile of an objective known
-    before training (the smallest cells, where a front's cheap end lies), and trains straight to rung
-    `anchor_rung`; the pool's other candidates stay for later pools, whose score is not charged twice.
-    On the tuning seeds this helps `logppl,params,epoch_s` at one worker a lot and costs at four
-    workers and 300 h (docs/results/hardware-aware.md#anchor-cells)."""
+    Anchor cells (`anchor_every`, default 4; 0: off): every `anchor_every`-th new cell is the
+    best-scored of a pool drawn from the cells at or below the `anchor_share` quantile of an objective
+    known before training (the smallest cells, where a front's cheap end lies), and trains straight to
+    rung `anchor_rung` (9 epochs); the pool's other candidates stay for later pools, whose score is not
+    charged twice. The curve model predicts from inputs clipped to the range it was fit on
+    (`clip_inputs`): anchors fill a rung's fit with cells of one narrow score band, and a cell scored
+    outside it was otherwise extrapolated far off (docs/results/hardware-aware.md#anchor-cells)."""
     name = "mo-lcbo"
     description = ("multi-objective lcbo: rungs 1/2/9/50, promotions by non-dominated sorting of the curve model's "
-                   "prediction and the other objectives, new cells the best by hidden covariance of 16")
+                   "prediction and the other objectives, new cells the best by hidden covariance of 16, every "
+                   "4th of them from the smallest 3% and trained straight to 9 epochs")
 
     @dataclass(frozen=True)
     class Settings(LearningCurveBO.Settings):
         early_cap: str = "40,24,3"           # lcbo's 40,8,3 with more early 2 -> 9 epoch promotions: a front
         #                                      needs several deep cells sooner than a single incumbent does
-        anchor_every: int = 0                # every this many new cells (0: never) come from an anchor stratum:
+        anchor_every: int = 4                # every this many new cells (0: never) come from an anchor stratum:
         anchor_share: float = 0.03           # the cells at or below this quantile of an objective known before
         #                                      training (params, flops), in turn, where a front's end lies
-        anchor_rung: int = 0                 # the rung (index) an anchor cell trains to first
+        anchor_rung: int = 2                 # the rung (index) an anchor cell trains to first (2: 9 epochs)
+        clip_inputs: bool = True             # lcbo's default is off: anchors fill a rung's fit with one score band
 
         def __post_init__(self):
             super().__post_init__()

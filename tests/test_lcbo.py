@@ -172,3 +172,34 @@ def test_no_scores_is_a_one_line_error_and_metric_none_is_uniform(ptb):
         run(ptb, None, budget_h=10)
     env, algorithm = run(ptb, None, budget_h=30, metric="None")
     assert sum(env.history.overhead_s) == 0 and len(env.history.arch) > 50
+
+
+def test_clipped_inputs_keep_the_curve_model_from_extrapolating_a_score(ptb):
+    """The hidden-covariance score is heavy-tailed (PTB: -1.2e7 to -2.6e4) and the cells a rung's model
+    is fit on can span a narrow band of it. Fit on the 80 cells best by 9-epoch validation among those
+    scoring above -2e5, the unclipped model predicts the GRU cell (1000002, score -3.5e6, a median score)
+    to end 50 epochs far worse than it already is at 9; with `clip_inputs` it reads the score at the
+    band's edge and predicts within the fit's targets, close to the GRU's recorded 50-epoch loss."""
+    from nasbench_cli.harness.trial import load_scores
+    from optimizers.lcbo import _fit_bags, _predict
+
+    search = ptb.search
+    scores = load_scores(ptb, "hidden_covariance_l1", "train")
+    gru = search.index_of(1000002)
+    complete = np.isfinite(search.val_loss[:, 49]) & np.isfinite(scores)
+    band = np.flatnonzero(complete & (scores > -2e5))
+    rows = band[np.argsort(search.val_loss[band, 8], kind="stable")[:80]]
+
+    def inputs(r):
+        return np.column_stack([search.val_loss[r, 8], search.val_loss[r, 8] - search.val_loss[r, 7],
+                                search.train_loss[r, 8], scores[r], np.zeros(len(r))])
+
+    x, y = inputs(rows), search.val_loss[rows, 49]
+    assert scores[gru] < x[:, 3].min() - 1e6
+    plain, _ = _predict(_fit_bags(x, y, 10, 1e-3, np.random.default_rng(0)), inputs(np.array([gru])))
+    clipped, _ = _predict(_fit_bags(x, y, 10, 1e-3, np.random.default_rng(0), clip=True), inputs(np.array([gru])))
+    assert plain[0] > search.val_loss[gru, 8] + 0.3
+    assert y.min() <= clipped[0] <= y.max() and abs(clipped[0] - search.val_loss[gru, 49]) < 0.1
+    edge = np.clip(inputs(np.array([gru])), x.min(axis=0), x.max(axis=0))
+    model = _fit_bags(x, y, 10, 1e-3, np.random.default_rng(0), clip=True)
+    assert _predict(model, inputs(np.array([gru])))[0][0] == _predict(model, edge)[0][0]
