@@ -89,8 +89,6 @@ class LearningCurveBO(Algorithm):
         early_cap: str = "40,8,3"            # at most this many per rung; then keep alone (0,0,0: keep only)
         report_every: int = 4                # a promotion trains in jobs of at most this many epochs, each
         #                                      reported as it ends (same decisions; 0: one job per promotion)
-        clip_inputs: bool = False            # predict from inputs clipped to the range the model was fit on
-        #                                      (no extrapolation past it, e.g. from a score far out in a tail)
 
         def __post_init__(self):
             check_split(self.score_split)
@@ -308,6 +306,10 @@ class LearningCurveBO(Algorithm):
             keys[i] = val[e - 1] + (self.settings.slope_weight * (val[e - 1] - val[e - 2]) if e >= 2 else 0.0)
         return keys
 
+    def _clip_inputs(self) -> bool:
+        """Whether the curve model predicts from inputs clipped to the range it was fit on (lcbo: no)."""
+        return False
+
     def _maybe_refit(self, k: int) -> None:
         """Refit rung k's model on the rows that reached rung k+1 with a finite loss there."""
         s = self.settings
@@ -319,7 +321,7 @@ class LearningCurveBO(Algorithm):
             return
         x = self._curve_inputs(k, rows)
         y = np.array([self._val[r][next_epochs - 1] for r in rows])
-        self._models[k] = _fit_bags(x, y, s.bags, s.ridge, self._rng, s.clip_inputs)
+        self._models[k] = _fit_bags(x, y, s.bags, s.ridge, self._rng, self._clip_inputs())
         self._fitted_on[k] = len(rows)
         self.fits.append((k, list(rows), x, y, self._told))
         members = self._members[k]

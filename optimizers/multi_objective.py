@@ -346,7 +346,8 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
         anchor_share: float = 0.03           # the cells at or below this quantile of an objective known before
         #                                      training (params, flops), in turn, where a front's end lies
         anchor_rung: int = 2                 # the rung (index) an anchor cell trains to first (2: 9 epochs)
-        clip_inputs: bool = True             # lcbo's default is off: anchors fill a rung's fit with one score band
+        clip_inputs: bool = True             # the curve model predicts from inputs clipped to the range it was
+        #                                      fit on: anchors fill a rung's fit with cells of one score band
 
         def __post_init__(self):
             super().__post_init__()
@@ -394,6 +395,9 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
 
     def _first_rung(self, row: int) -> int:
         return self.settings.anchor_rung if row in self._anchor_rows else 0
+
+    def _clip_inputs(self) -> bool:
+        return self.settings.clip_inputs
 
     def _rank_pool(self, pool: list, key: np.ndarray) -> list:
         """Positions of `pool` best first: feasible before infeasible, then by priority_order of (the

@@ -178,8 +178,9 @@ def test_clipped_inputs_keep_the_curve_model_from_extrapolating_a_score(ptb):
     """The hidden-covariance score is heavy-tailed (PTB: -1.2e7 to -2.6e4) and the cells a rung's model
     is fit on can span a narrow band of it. Fit on the 80 cells best by 9-epoch validation among those
     scoring above -2e5, the unclipped model predicts the GRU cell (1000002, score -3.5e6, a median score)
-    to end 50 epochs far worse than it already is at 9; with `clip_inputs` it reads the score at the
-    band's edge and predicts within the fit's targets, close to the GRU's recorded 50-epoch loss."""
+    to end 50 epochs far worse than it already is at 9; with clipping (`mo-lcbo`'s `clip_inputs`) it
+    reads the score at the band's edge and predicts within the fit's targets, close to the GRU's
+    recorded 50-epoch loss."""
     from nasbench_cli.harness.trial import load_scores
     from optimizers.lcbo import _fit_bags, _predict
 

@@ -459,6 +459,9 @@ def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(
     params = ptb.search.num_params
     smallest = params <= np.quantile(params, 0.03)
     assert params[smallest].max() == params.min()
+    defaults = make_algorithm("mo-lcbo", None, "ptb").settings
+    assert (defaults.anchor_every, defaults.anchor_rung, defaults.clip_inputs) == (4, 2, True)
+    assert not hasattr(make_algorithm("lcbo", None, "ptb").settings, "clip_inputs")   # lcbo: unchanged
     algorithm = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2"}, "ptb")
     pools = []
     start_algorithm = algorithm.start
