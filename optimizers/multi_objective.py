@@ -346,15 +346,17 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
         anchor_share: float = 0.03           # the cells at or below this quantile of an objective known before
         #                                      training (params, flops), in turn, where a front's end lies
         anchor_rung: int = 2                 # the rung (index) an anchor cell trains to first (2: 9 epochs)
+        anchor_pool: int = 0                 # candidates scored per anchor cell (0: oversample, as other new cells)
         clip_inputs: bool = True             # the curve model predicts from inputs clipped to the range it was
         #                                      fit on: anchors fill a rung's fit with cells of one score band
 
         def __post_init__(self):
             super().__post_init__()
             rungs = len(parse_numbers(self.rungs, int, "rungs"))
-            if self.anchor_every < 0 or not 0 < self.anchor_share <= 1 or not 0 <= self.anchor_rung < rungs - 1:
-                raise UserError(f"mo-lcbo needs anchor_every >= 0, anchor_share in (0, 1] and an anchor_rung "
-                                f"among the rungs but the last (0..{rungs - 2})")
+            if self.anchor_every < 0 or not 0 < self.anchor_share <= 1 or not 0 <= self.anchor_rung < rungs - 1 \
+                    or self.anchor_pool < 0:
+                raise UserError(f"mo-lcbo needs anchor_every >= 0, anchor_share in (0, 1], anchor_pool >= 0 and an "
+                                f"anchor_rung among the rungs but the last (0..{rungs - 2})")
 
     def start(self, inputs: SearchInputs) -> None:
         self._begin_objectives(inputs)
@@ -387,7 +389,8 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
         every = self.settings.anchor_every
         if self._anchors and self._candidates is not None and self._new_cells % every == 0:
             stratum = self._anchors[(self._new_cells // every) % len(self._anchors)]
-            rows, overhead_s = self._candidates.take_best(1, self.settings.oversample, stratum)
+            rows, overhead_s = self._candidates.take_best(1, self.settings.anchor_pool or self.settings.oversample,
+                                                          stratum)
             if rows:
                 self._anchor_rows.add(rows[0])
                 return rows[0], overhead_s

@@ -498,3 +498,19 @@ def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(
     assert (in_anchor_pools - anchors) & later                         # passed over, drawn again later
     distinct = {row for pool, _ in pools for row in pool}
     assert sum(env.history.overhead_s) == pytest.approx(2.0 * len(distinct))   # each score paid once
+    smaller = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2", "anchor_pool": "4"}, "ptb")
+    sizes = []
+    start_smaller = smaller.start
+
+    def start_small(inputs):
+        start_smaller(inputs)
+        rank_pool = smaller._candidates.rank_pool
+
+        def spy(pool, key):
+            sizes.append((len(pool), bool(smallest[pool].all())))
+            return rank_pool(pool, key)
+        smaller._candidates.rank_pool = spy
+
+    smaller.start = start_small
+    run_on(Environment(ptb.search, 30 * 3600.0, objectives), smaller, 3, None, scores, objectives=objectives)
+    assert {size for size, anchor in sizes if anchor} == {4} and {size for size, anchor in sizes[:20] if not anchor} == {16}
