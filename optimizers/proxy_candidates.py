@@ -53,7 +53,12 @@ class ScoredCandidates:
         `stratum`: (name, [n] bool mask): the pool is the next candidates of the same random order in the
         mask that no pool has taken (an empty list once none is left). Only the chosen are taken: the
         others stay for later pools of the whole table, which pay no second time for a known score."""
-        pool = self._draw_within(*stratum, pool_size) if stratum is not None else self._draw(pool_size)
+        if stratum is None:
+            pool, self.position = self._next_untaken(self.position, pool_size)
+        else:
+            name, mask = stratum
+            pool, self._stratum_position[name] = self._next_untaken(self._stratum_position.get(name, 0), pool_size,
+                                                                    mask)
         if len(pool) <= n:
             self._taken[pool] = True
             return pool, 0.0
@@ -67,27 +72,16 @@ class ScoredCandidates:
         self._taken[chosen if stratum is not None else pool] = True
         return chosen, cost
 
-    def _draw(self, pool_size: int) -> list:
-        """The next `pool_size` architectures of `order` that no stratum pool has taken."""
+    def _next_untaken(self, position: int, pool_size: int, mask: np.ndarray | None = None) -> tuple[list, int]:
+        """The next `pool_size` architectures of `order` from `position` on (in `mask`, if given) that no
+        pool has taken, and the position after the last one looked at."""
         pool = []
-        while len(pool) < pool_size and self.position < len(self.order):
-            row = self.order[self.position]
-            self.position += 1
-            if not self._taken[row]:
-                pool.append(row)
-        return pool
-
-    def _draw_within(self, name: str, mask: np.ndarray, pool_size: int) -> list:
-        """The next `pool_size` architectures of `order` in `mask` that no pool has taken and no earlier
-        pool of this stratum has drawn."""
-        position, pool = self._stratum_position.get(name, 0), []
         while len(pool) < pool_size and position < len(self.order):
             row = self.order[position]
             position += 1
-            if mask[row] and not self._taken[row]:
+            if not self._taken[row] and (mask is None or mask[row]):
                 pool.append(row)
-        self._stratum_position[name] = position
-        return pool
+        return pool, position
 
     def take_passed_over(self) -> int | None:
         """The best-scored candidate scored earlier but not taken (no new scoring: 0 s), or None."""

@@ -443,6 +443,25 @@ def test_lcbo_head_start_trains_the_best_scored_of_a_pool_to_the_end_first(ptb):
     assert env.history.arch[:2] == best and max(env.history.epochs[:2]) == 50   # (a diverged log ends early)
 
 
+def spy_on_pools(algorithm) -> list:
+    """A list that fills, as `algorithm` runs, with (pool, chosen row) for every scored pool it draws."""
+    pools = []
+    start_algorithm = algorithm.start
+
+    def start(inputs):
+        start_algorithm(inputs)
+        rank_pool = algorithm._candidates.rank_pool
+
+        def spy(pool, key):
+            order = rank_pool(pool, key)
+            pools.append((list(pool), pool[order[0]]))
+            return order
+        algorithm._candidates.rank_pool = spy
+
+    algorithm.start = start
+    return pools
+
+
 def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(ptb):
     """With `anchor_every=2`, every second new cell is the best-scored of a pool of 16 drawn from the
     anchor stratum (the cells at or below the 3% quantile of params: PTB's smallest cells, 5.73 M), and
@@ -463,20 +482,7 @@ def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(
     assert (defaults.anchor_every, defaults.anchor_rung, defaults.clip_inputs) == (4, 2, True)
     assert not hasattr(make_algorithm("lcbo", None, "ptb").settings, "clip_inputs")   # lcbo: unchanged
     algorithm = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2"}, "ptb")
-    pools = []
-    start_algorithm = algorithm.start
-
-    def start(inputs):
-        start_algorithm(inputs)
-        rank_pool = algorithm._candidates.rank_pool
-
-        def spy(pool, key):
-            order = rank_pool(pool, key)
-            pools.append((list(pool), pool[order[0]]))
-            return order
-        algorithm._candidates.rank_pool = spy
-
-    algorithm.start = start
+    pools = spy_on_pools(algorithm)
     env = Environment(ptb.search, 100 * 3600.0, objectives)
     run_on(env, algorithm, 3, None, scores, objectives=objectives)
     new = [(row, rung) for row, rung, promoted in algorithm.decisions if not promoted]
@@ -499,18 +505,7 @@ def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(
     distinct = {row for pool, _ in pools for row in pool}
     assert sum(env.history.overhead_s) == pytest.approx(2.0 * len(distinct))   # each score paid once
     smaller = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2", "anchor_pool": "4"}, "ptb")
-    sizes = []
-    start_smaller = smaller.start
-
-    def start_small(inputs):
-        start_smaller(inputs)
-        rank_pool = smaller._candidates.rank_pool
-
-        def spy(pool, key):
-            sizes.append((len(pool), bool(smallest[pool].all())))
-            return rank_pool(pool, key)
-        smaller._candidates.rank_pool = spy
-
-    smaller.start = start_small
+    small_pools = spy_on_pools(smaller)
     run_on(Environment(ptb.search, 30 * 3600.0, objectives), smaller, 3, None, scores, objectives=objectives)
+    sizes = [(len(pool), bool(smallest[pool].all())) for pool, _ in small_pools]
     assert {size for size, anchor in sizes if anchor} == {4} and {size for size, anchor in sizes[:20] if not anchor} == {16}
