@@ -327,16 +327,17 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
     objectives only order the rest.)
 
     Anchor cells (`anchor_every`, default 4; 0: off): every `anchor_every`-th new cell is the
-    best-scored of a pool drawn from the cells at or below the `anchor_share` quantile of an objective
-    known before training (the smallest cells, where a front's cheap end lies), and trains straight to
-    rung `anchor_rung` (9 epochs); the pool's other candidates stay for later pools, whose score is not
-    charged twice. The curve model predicts from inputs clipped to the range it was fit on
+    best-scored of a pool of `anchor_pool` (2) drawn from the cells at or below the `anchor_share`
+    quantile of an objective known before training (the smallest cells, where a front's cheap end lies),
+    and trains straight to rung `anchor_rung` (9 epochs); the pool's other candidates stay for later
+    pools, whose score is not charged twice. The pool is small because among the smallest cells the
+    score finds a front's cells poorly. The curve model predicts from inputs clipped to the range it was fit on
     (`clip_inputs`): anchors fill a rung's fit with cells of one narrow score band, and a cell scored
     outside it was otherwise extrapolated far off (docs/results/hardware-aware.md#anchor-cells)."""
     name = "mo-lcbo"
     description = ("multi-objective lcbo: rungs 1/2/9/50, promotions by non-dominated sorting of the curve model's "
                    "prediction and the other objectives, new cells the best by hidden covariance of 16, every "
-                   "4th of them from the smallest 3% and trained straight to 9 epochs")
+                   "4th of them the better-scored of 2 from the smallest 3%, trained straight to 9 epochs")
 
     @dataclass(frozen=True)
     class Settings(LearningCurveBO.Settings):
@@ -346,7 +347,8 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
         anchor_share: float = 0.03           # the cells at or below this quantile of an objective known before
         #                                      training (params, flops), in turn, where a front's end lies
         anchor_rung: int = 2                 # the rung (index) an anchor cell trains to first (2: 9 epochs)
-        anchor_pool: int = 0                 # candidates scored per anchor cell (0: oversample, as other new cells)
+        anchor_pool: int = 2                 # candidates scored per anchor cell (0: oversample, as other new cells):
+        #                                      among the smallest cells the score finds a front's cells poorly
         clip_inputs: bool = True             # the curve model predicts from inputs clipped to the range it was
         #                                      fit on: anchors fill a rung's fit with cells of one score band
 

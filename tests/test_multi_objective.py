@@ -463,11 +463,12 @@ def spy_on_pools(algorithm) -> list:
 
 
 def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(ptb):
-    """With `anchor_every=2`, every second new cell is the best-scored of a pool of 16 drawn from the
-    anchor stratum (the cells at or below the 3% quantile of params: PTB's smallest cells, 5.73 M), and
-    trains straight to rung `anchor_rung` (9 epochs). The stratum's other candidates stay for later
-    pools of the whole table, and a score is paid once: each job's overhead is 2 s per candidate of its
-    pool not scored before. Once the stratum is used up, new cells come from the whole table alone."""
+    """With `anchor_every=2` and `anchor_pool=0`, every second new cell is the best-scored of a pool of 16
+    (as every other new cell) drawn from the anchor stratum (the cells at or below the 3% quantile of
+    params: PTB's smallest cells, 5.73 M), and trains straight to rung `anchor_rung` (9 epochs). The
+    stratum's other candidates stay for later pools of the whole table, and a score is paid once: each
+    job's overhead is 2 s per candidate of its pool not scored before. Once the stratum is used up, new
+    cells come from the whole table alone. With the default pool, anchor pools hold 2 candidates."""
     from benchmarks.core.environment import Environment
     from nasbench_cli.harness.simulator import run_on
     from optimizers.registry import make_algorithm
@@ -479,9 +480,9 @@ def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(
     smallest = params <= np.quantile(params, 0.03)
     assert params[smallest].max() == params.min()
     defaults = make_algorithm("mo-lcbo", None, "ptb").settings
-    assert (defaults.anchor_every, defaults.anchor_rung, defaults.clip_inputs) == (4, 2, True)
+    assert (defaults.anchor_every, defaults.anchor_rung, defaults.anchor_pool, defaults.clip_inputs) == (4, 2, 2, True)
     assert not hasattr(make_algorithm("lcbo", None, "ptb").settings, "clip_inputs")   # lcbo: unchanged
-    algorithm = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2"}, "ptb")
+    algorithm = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2", "anchor_pool": "0"}, "ptb")
     pools = spy_on_pools(algorithm)
     env = Environment(ptb.search, 100 * 3600.0, objectives)
     run_on(env, algorithm, 3, None, scores, objectives=objectives)
@@ -504,8 +505,8 @@ def test_mo_lcbo_anchor_cells_come_from_the_smallest_cells_and_train_deep_first(
     assert (in_anchor_pools - anchors) & later                         # passed over, drawn again later
     distinct = {row for pool, _ in pools for row in pool}
     assert sum(env.history.overhead_s) == pytest.approx(2.0 * len(distinct))   # each score paid once
-    smaller = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2", "anchor_pool": "4"}, "ptb")
+    smaller = make_algorithm("mo-lcbo", {"anchor_every": "2", "anchor_rung": "2"}, "ptb")   # the default pool: 2
     small_pools = spy_on_pools(smaller)
     run_on(Environment(ptb.search, 30 * 3600.0, objectives), smaller, 3, None, scores, objectives=objectives)
     sizes = [(len(pool), bool(smallest[pool].all())) for pool, _ in small_pools]
-    assert {size for size, anchor in sizes if anchor} == {4} and {size for size, anchor in sizes[:20] if not anchor} == {16}
+    assert {size for size, anchor in sizes if anchor} == {2} and {size for size, anchor in sizes[:20] if not anchor} == {16}
