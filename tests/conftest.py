@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+import benchmarks  # noqa: F401  (before any test module imports numpy: pins the BLAS kernels)
+
 _SESSION_CACHE = tempfile.mkdtemp(prefix="nasbench-test-cache-")
 os.environ["NASBENCH_CACHE"] = _SESSION_CACHE   # always: never the user's own cache, even if set
 atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)   # about 40 MB per session

@@ -44,6 +44,10 @@ def build(benchmark_name, dims, seed, rebuild, data_dir, as_json):
         raise UserError("graph2vec embeds recurrent cells; bert's algorithms read the FlexiBERT encoding "
                         "(feature kind bert-encoding, computed on use: nothing to build)")
     benchmark = load_benchmark(benchmark_name, data_dir)
+    from benchmarks.core.blas_kernels import kernel_note
+
+    if kernel_note():
+        click.echo(f"note: {kernel_note()}", err=True)
     results = []
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} epochs"),
                   TimeElapsedColumn(), disable=as_json, transient=False) as bar:

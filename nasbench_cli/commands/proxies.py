@@ -161,6 +161,10 @@ def build(metric_text, sample, all_cells, completed_only, jobs, rescore, split, 
     benchmark = load_benchmark(benchmark_name, data_dir)
     rows = sample_rows(benchmark.search, None if all_cells else sample, completed_only)
     cache = ScoreCache(benchmark_name, seed, batch_size, seq_len, split=split)
+    from benchmarks.core.blas_kernels import active_kernel, kernel_note
+
+    if kernel_note():
+        click.echo(f"note: {kernel_note()}", err=True)
     start = time.monotonic()
     report = None
     with _Progress(quiet=as_json, interactive=sys.stderr.isatty()) as progress:
@@ -185,6 +189,7 @@ def build(metric_text, sample, all_cells, completed_only, jobs, rescore, split, 
         "mean_seconds_per_cell": float(seconds.mean()) if len(seconds) else None,
         "median_cpu_seconds_per_cell": float(np.median(cpu)) if len(cpu) else None,
         "wall_seconds": round(time.monotonic() - start, 1), "jobs": jobs, "cache": str(cache.path),
+        "blas_kernel": active_kernel(),
     }
     if as_json:
         echo_json(summary)
