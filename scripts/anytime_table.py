@@ -33,6 +33,8 @@ def main() -> None:
     parser.add_argument("--focus", default="lcbo")
     parser.add_argument("--exclude", action="append", default=[],
                         help="leave out the labels containing this text (repeatable), e.g. score_split")
+    parser.add_argument("--every", action="store_true",
+                        help="also print the focus's Holm-corrected p against every other run, not only the runner-up")
     args = parser.parse_args()
     times = [float(t) for t in args.at.split(",")]
     results = load_many(args.results)
@@ -75,6 +77,9 @@ def main() -> None:
                 verdict, other = ("lowest", "runner-up") if lowest else ("not lowest", "lowest")
                 print(f"- {t:g}: {focus} {verdict} ({means[t][focus]:.4f}); {other} {runner} "
                       f"({means[t][runner]:.4f}), Holm p = {adjusted[runner]:.2g}")
+                if args.every:
+                    print("  - Holm p against each: " + ", ".join(f"{o} ({means[t][o]:.4f}) {adjusted[o]:.2g}"
+                                                            for o in others))
 
 
 if __name__ == "__main__":
