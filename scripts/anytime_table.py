@@ -11,9 +11,9 @@ import argparse
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import benchmarks  # noqa: E402,F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
+import numpy as np  # noqa: E402
 
 from nasbench_cli.results import aggregate  # noqa: E402
 from nasbench_cli.results.files import load_many, split_label  # noqa: E402

@@ -11,6 +11,7 @@ and checks that both curves agree.
 import argparse
 import time
 
+import benchmarks  # noqa: F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
 import numpy as np
 
 

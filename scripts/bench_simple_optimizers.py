@@ -23,9 +23,9 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import benchmarks  # noqa: E402,F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
+import numpy as np  # noqa: E402
 
 from benchmarks.core.environment import Environment  # noqa: E402
 from benchmarks.core.regret import trajectory  # noqa: E402

@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import benchmarks  # noqa: E402,F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
+import numpy as np  # noqa: E402
 
 from benchmarks.core.environment import BudgetExhausted, Environment  # noqa: E402
 from benchmarks.core.registry import load_benchmark  # noqa: E402

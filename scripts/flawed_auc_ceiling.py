@@ -15,9 +15,9 @@ import collections
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import benchmarks  # noqa: E402,F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
+import numpy as np  # noqa: E402
 
 from benchmarks.cells.canonical import benchmark_hashes  # noqa: E402
 from benchmarks.cells.feature_quality import flawed_auc  # noqa: E402

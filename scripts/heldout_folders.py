@@ -12,9 +12,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import benchmarks  # noqa: E402,F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
+import numpy as np  # noqa: E402
 
 from benchmarks.core.paths import resolve_data_dir  # noqa: E402
 from benchmarks.core.registry import load_benchmark  # noqa: E402

@@ -17,10 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import nasbench  # noqa: E402,F401  (imports nasbench's own packages first)
+import nasbench  # noqa: E402,F401  (imports nasbench's own packages first, and before numpy: it pins the BLAS kernels)
+import numpy as np  # noqa: E402
 
 CELL_ALGORITHMS = ("rs50e", "rs10e", "hb", "asha", "hb-release", "ahb", "bo10d", "bo50d", "re", "tpe", "smac",
                    "prs", "phb", "lcbo", "optuna", "dehb", "smac-mf")

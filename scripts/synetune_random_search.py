@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 
+import benchmarks  # noqa: F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
 import numpy as np
 import pandas as pd
 

@@ -13,6 +13,7 @@ incumbent yet left out of the mean, counted in brackets); `--workers K` simulate
 import argparse
 import time
 
+import benchmarks  # noqa: F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
 import numpy as np
 
 

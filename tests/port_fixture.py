@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+import benchmarks  # noqa: F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
 import numpy as np
 
 FIXTURE = Path(__file__).parent / "data" / "pre_port_trajectories.json.gz"
