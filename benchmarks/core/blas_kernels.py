@@ -40,16 +40,12 @@ def can_pin() -> bool:
     return platform.machine().lower() in ("x86_64", "amd64") and {"avx2", "fma"} <= _cpu_flags()
 
 
-def pin() -> bool:
-    """Ask for the reference kernels (unless the user chose others). Returns whether OpenBLAS will use
-    them: False when the CPU cannot, the user set another, or numpy was imported before this call."""
-    if not can_pin():
-        return False
-    if "numpy" not in sys.modules:
+def pin() -> None:
+    """Ask for the reference kernels, unless the user chose others; without effect where the CPU cannot
+    run them or numpy is already loaded (`kernel_note` then says so)."""
+    if can_pin() and "numpy" not in sys.modules:
         for name, value in _PINS.items():
             os.environ.setdefault(name, value)
-    return os.environ.get("OPENBLAS_CORETYPE", "").lower() == REFERENCE_KERNEL.lower() and \
-        active_kernel() in (None, REFERENCE_KERNEL)
 
 
 def active_kernel() -> str | None:

@@ -46,8 +46,8 @@ def build(benchmark_name, dims, seed, rebuild, data_dir, as_json):
     benchmark = load_benchmark(benchmark_name, data_dir)
     from benchmarks.core.blas_kernels import kernel_note
 
-    if kernel_note():
-        click.echo(f"note: {kernel_note()}", err=True)
+    if note := kernel_note():
+        click.echo(f"note: {note}", err=True)
     results = []
     with Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total} epochs"),
                   TimeElapsedColumn(), disable=as_json, transient=False) as bar:

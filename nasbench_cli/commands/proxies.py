@@ -163,8 +163,8 @@ def build(metric_text, sample, all_cells, completed_only, jobs, rescore, split, 
     cache = ScoreCache(benchmark_name, seed, batch_size, seq_len, split=split)
     from benchmarks.core.blas_kernels import active_kernel, kernel_note
 
-    if kernel_note():
-        click.echo(f"note: {kernel_note()}", err=True)
+    if note := kernel_note():
+        click.echo(f"note: {note}", err=True)
     start = time.monotonic()
     report = None
     with _Progress(quiet=as_json, interactive=sys.stderr.isatty()) as progress:
