@@ -78,6 +78,9 @@ class LearningCurveBO(Algorithm):
         score_split: str = "train"           # corpus split of the scoring minibatch: train or test
         higher_is_better: bool = True
         oversample: int = 16                 # candidates scored per new architecture (1 = no filter)
+        filter_share: float = 0.0            # > 0: instead, candidates are scored one at a time and the first in
+        #                                      the top share of the scores seen so far is started (tried, not
+        #                                      adopted: docs/results/lcbo.md#tried-and-not-adopted)
         score_cost_s: float = 2.0            # simulated seconds charged per scored candidate
         score_in_model: bool = True          # the model also reads the training-free score
         features: str | None = None          # graph feature kind the model also reads (None: none)
@@ -105,11 +108,11 @@ class LearningCurveBO(Algorithm):
                                 f"rung but the last ({len(keep)})")
             if self.min_points < 3 or self.refit_every < 1 or self.bags < 1 or self.oversample < 1 \
                     or self.score_cost_s < 0 or self.ridge < 0 or self.head_start < 0 or self.head_start_pool < 1 \
-                    or self.report_every < 0 \
+                    or self.report_every < 0 or not 0 <= self.filter_share < 1 \
                     or not -len(rungs) <= self.head_start_rung < len(rungs):
                 raise UserError("lcbo needs min_points >= 3, refit_every >= 1, bags >= 1, oversample >= 1, "
-                                "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1, report_every >= 0 "
-                                "and a head_start_rung among the rungs")
+                                "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1, report_every >= 0, "
+                                "filter_share in [0, 1) and a head_start_rung among the rungs")
 
     def start(self, inputs: SearchInputs) -> None:
         s = self.settings
@@ -232,6 +235,11 @@ class LearningCurveBO(Algorithm):
 
     def _new_architecture(self):
         if self._candidates is not None:
+            if self.settings.filter_share:
+                row, overhead_s = self._candidates.take_above(self.settings.filter_share, self.settings.oversample)
+                if row is not None:
+                    return row, overhead_s
+                return self._candidates.take_passed_over(), overhead_s   # every cell scored: best score first
             rows, overhead_s = self._candidates.take_best(1, self.settings.oversample)
             if rows:
                 return rows[0], overhead_s

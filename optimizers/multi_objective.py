@@ -359,6 +359,8 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
                     or self.anchor_pool < 0:
                 raise UserError(f"mo-lcbo needs anchor_every >= 0, anchor_share in (0, 1], anchor_pool >= 0 and an "
                                 f"anchor_rung among the rungs but the last (0..{rungs - 2})")
+            if self.filter_share:
+                raise UserError("mo-lcbo has no filter_share: its new cells are the best of a scored pool (oversample)")
 
     def start(self, inputs: SearchInputs) -> None:
         self._begin_objectives(inputs)

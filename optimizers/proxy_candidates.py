@@ -7,6 +7,8 @@ scored with `--completed-only` holds no diverged cells and so hands the searcher
 not have. Scoring a candidate costs `score_cost_s` simulated seconds, charged as the overhead of the
 job that trains the chosen architectures, so a proxy-guided search pays for its filter.
 """
+import bisect
+
 import numpy as np
 
 from benchmarks.core.errors import UserError
@@ -41,6 +43,7 @@ class ScoredCandidates:
         self._taken = np.zeros(len(scores), dtype=bool)    # drawn by a pool of the whole table, or chosen
         self._scored = np.zeros(len(scores), dtype=bool)   # from a stratum pool; score paid for
         self._stratum_position: dict = {}   # stratum name -> position in `order` its next pool starts from
+        self._seen_keys: list = []          # keys of every candidate scored by take_above, ascending
 
     @property
     def universe_size(self) -> int:
@@ -71,6 +74,30 @@ class ScoredCandidates:
             self.passed_over.extend(pool[k] for k in ranked[n:])
         self._taken[chosen if stratum is not None else pool] = True
         return chosen, cost
+
+    def take_above(self, share: float, warm: int) -> tuple[int | None, float]:
+        """Score new candidates one at a time, in the random order, until one ranks in the top `share` of
+        every score this method has seen (the first `warm` are scored as one pool, whose best is taken);
+        that one and the simulated seconds the scoring cost. The others are passed over. (None, seconds)
+        once no candidate is left to score."""
+        cost = 0.0
+        while True:
+            pool, self.position = self._next_untaken(self.position, 1)
+            if not pool:
+                return None, cost
+            row = pool[0]
+            cost += 0.0 if self._scored[row] else self.score_cost_s
+            self._scored[row] = self._taken[row] = True
+            key = float(self.key[row])
+            bisect.insort(self._seen_keys, key)
+            seen = len(self._seen_keys)
+            if seen > warm and key <= self._seen_keys[max(0, int(share * seen) - 1)]:
+                return row, cost
+            self.passed_over.append(row)
+            if seen == warm:     # the first pool: its best is taken
+                best = min(self.passed_over[-warm:], key=lambda r: self.key[r])
+                self.passed_over.remove(best)
+                return best, cost
 
     def _next_untaken(self, position: int, pool_size: int, mask: np.ndarray | None = None) -> tuple[list, int]:
         """The next `pool_size` architectures of `order` from `position` on (in `mask`, if given) that no

@@ -8,7 +8,14 @@ architecture, and CPU seconds per trial. Evaluation seeds (0-29) are never used 
 
 `--at`: also the mean regret of the same trials cut at these earlier hours (trials without an
 incumbent yet left out of the mean, counted in brackets); `--workers K` simulated workers;
-`--algo mo-lcbo --objectives logppl,params` tunes the multi-objective version (regret: HV regret).
+`--algo mo-lcbo --objectives logppl,params` tunes the multi-objective version (regret: HV regret);
+`--data-dir H` runs on a custom data folder (e.g. a held-out table from scripts/heldout_folders.py).
+
+`--against ALGO`: also runs ALGO (its defaults) on the same seeds and prints, at each hour, the two-sided
+Mann-Whitney p of the variant against it; with 60 trials or more, also the p of each block of 30 seeds
+(how often 30 trials would show the difference):
+
+    python scripts/tune_lcbo.py "" --workers 4 --trials 120 --hours 40 --at 3,10,30 --against asha
 """
 import argparse
 import time
@@ -28,23 +35,42 @@ def main():
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--at", default="", help="comma list of earlier hours to report too")
     parser.add_argument("--objectives", default="", help="comma list, for a multi-objective --algo")
+    parser.add_argument("--data-dir", default=None, help="a data folder with the benchmark's layout")
+    parser.add_argument("--against", default=None, help="an algorithm to test each variant against (Mann-Whitney)")
     args = parser.parse_args()
     if args.seed < 1000:
         parser.error("tuning seeds must be >= 1000 (0-29 are the evaluation seeds)")
     import nasbench
 
-    bench = nasbench.load_benchmark(args.benchmark)
+    bench = nasbench.load_benchmark(args.benchmark, data_dir=args.data_dir)
+    at_hours = [float(h) for h in args.at.split(",")] if args.at else []
+    objectives = tuple(name for name in args.objectives.split(",") if name)
+
+    def regrets_at(records):
+        """[trials, len(hours) + 1] regret at each --at hour and at the end (NaN: no incumbent yet)."""
+        from nasbench_cli.results.truncate import record_at
+
+        cut = [[record_at(r, h * 3600.0)["final_regret"] for h in at_hours] + [r["final_regret"]] for r in records]
+        return np.array([[np.nan if v is None else v for v in row] for row in cut], dtype=float)
+
+    reference = None
+    if args.against:
+        reference = regrets_at(nasbench.run(nasbench.make_algorithm(args.against), bench, trials=args.trials,
+                                            budget_hours=args.hours, seed=args.seed, workers=args.workers,
+                                            objectives=objectives))
+        print(f"{args.against} (reference): " + ", ".join(
+            f"{h:g} h {np.nanmean(reference[:, i]):.4f}" for i, h in enumerate(at_hours + [args.hours])), flush=True)
     for variant in args.variants:
         overrides = dict(item.split("=", 1) for item in variant.split(";") if item.strip())
         start = time.process_time()
         records = nasbench.run(nasbench.make_algorithm(args.algo, **overrides), bench, trials=args.trials,
                                budget_hours=args.hours, seed=args.seed, workers=args.workers,
-                               objectives=tuple(name for name in args.objectives.split(",") if name))
+                               objectives=objectives)
         cpu = (time.process_time() - start) / args.trials
         regrets = np.array([r["final_regret"] for r in records], dtype=float)
         best = np.mean([r["trajectory"]["incumbent"][-1] == bench.best_id if r["trajectory"]["incumbent"] else False
                         for r in records])
-        print(f"{args.algo} [{variant or 'defaults'}] {args.benchmark} {args.hours:g} h, seeds {args.seed}.."
+        print(f"{args.algo} [{variant or 'defaults'}] {args.data_dir or args.benchmark} {args.hours:g} h, seeds {args.seed}.."
               f"{args.seed + args.trials - 1}: mean regret {np.nanmean(regrets):.4f} (median "
               f"{np.nanmedian(regrets):.4f}){'' if args.objectives else f', best arch {best:.0%}'}, "
               f"CPU {cpu:.2f} s/trial", flush=True)
@@ -56,6 +82,27 @@ def main():
                 cut = np.array([record_at(r, hours * 3600.0)["final_regret"] for r in records], dtype=float)
                 cells.append(f"{hours:g} h {np.nanmean(cut):.4f} ({int(np.isnan(cut).sum())})")
             print("    at " + ", ".join(cells), flush=True)
+        if reference is not None:
+            print(f"    against {args.against}: " + "; ".join(
+                f"{h:g} h {p_values(regrets_at(records)[:, i], reference[:, i])}"
+                for i, h in enumerate(at_hours + [args.hours])), flush=True)
+
+
+def p_values(x: np.ndarray, y: np.ndarray, block: int = 30) -> str:
+    """Two-sided Mann-Whitney p of x against y (same seeds; NaN left out), and of each block of 30 seeds."""
+    from scipy.stats import mannwhitneyu
+
+    def p(a, b):
+        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+        if not len(a) or not len(b) or np.unique(np.r_[a, b]).size == 1:
+            return 1.0          # all tied: no difference to test
+        return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+
+    text = f"p {p(x, y):.2g}"
+    if len(x) >= 2 * block:
+        text += " (blocks of 30: " + ", ".join(f"{p(x[k:k + block], y[k:k + block]):.2g}"
+                                               for k in range(0, len(x) - block + 1, block)) + ")"
+    return text
 
 
 if __name__ == "__main__":

@@ -161,10 +161,41 @@ def test_four_workers_run_and_the_same_seed_repeats(ptb):
                                        {"rungs": "1,x"}, {"min_points": "1"},
                                        {"early_cap": "4,-1,2"}, {"early_keep": "0.3,0.2", "early_cap": "4,2"},
                                        {"early_keep": "0.3,0.2,1.5", "early_cap": "4,2,1"},
-                                       {"report_every": "-1"}])
+                                       {"report_every": "-1"}, {"filter_share": "1"}, {"filter_share": "-0.1"}])
 def test_bad_settings_are_one_line_errors(overrides):
     with pytest.raises(UserError):
         make_algorithm("lcbo", overrides)
+    if "filter_share" not in overrides:
+        return
+    with pytest.raises(UserError, match="mo-lcbo has no filter_share"):
+        make_algorithm("mo-lcbo", {"filter_share": "0.1"})
+
+
+def test_filter_share_starts_new_cells_from_the_top_share_and_pays_for_every_score(ptb):
+    """filter_share=0.1 (tried, not the default): each new cell is the first candidate, in the trial's
+    random order, that ranks in the top 10% of the scores seen so far; each score costs score_cost_s."""
+    scores = scores_for(ptb, n_scored=8000)
+    env, algorithm = run(ptb, scores, budget_h=20, filter_share=0.1, score_cost_s=5)
+    new = [(row, k) for row, k, promoted in algorithm.decisions if not promoted]
+    assert len(new) > 30
+    order = algorithm._candidates.order
+    position = {row: i for i, row in enumerate(order)}
+    key = -scores
+    for row, _ in new[1:]:           # the first is the best of the first pool of `oversample` (16)
+        seen = key[order[:position[row] + 1]]
+        assert (seen < key[row]).sum() < 0.1 * len(seen)
+    last = position[new[-1][0]]
+    skipped = [r for r in order[16:last] if r not in {row for row, _ in new}]
+    assert skipped and all((key[order[:position[r] + 1]] < key[r]).sum() >= int(0.1 * (position[r] + 1))
+                           for r in skipped)
+    assert len(order) - last > 1000                    # the universe was not used up
+    scored_before_last_start = last + 1 - sum(1 for r in order[:last + 1] if r not in algorithm._candidates.passed_over
+                                              and r not in {row for row, _ in new})
+    assert scored_before_last_start == last + 1        # every candidate up to the last start was scored...
+    ended = max(position[row] for row, _ in new if row in set(env.history.arch))   # jobs still running at the
+    assert sum(env.history.overhead_s) == pytest.approx(5 * (ended + 1))            # end are not in the history
+    default, _ = run(ptb, scores, budget_h=20, score_cost_s=5)
+    assert env.history.arch != default.history.arch
 
 
 def test_no_scores_is_a_one_line_error_and_metric_none_is_uniform(ptb):
