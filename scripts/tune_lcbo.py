@@ -47,7 +47,7 @@ def main():
     objectives = tuple(name for name in args.objectives.split(",") if name)
 
     def regrets_at(records):
-        """[trials, len(hours) + 1] regret at each --at hour and at the end (NaN: no incumbent yet)."""
+        """[trials, len(at_hours) + 1] regret at each --at hour and at the end (NaN: no incumbent yet)."""
         from nasbench_cli.results.truncate import record_at
 
         cut = [[record_at(r, h * 3600.0)["final_regret"] for h in at_hours] + [r["final_regret"]] for r in records]
@@ -74,36 +74,28 @@ def main():
               f"{args.seed + args.trials - 1}: mean regret {np.nanmean(regrets):.4f} (median "
               f"{np.nanmedian(regrets):.4f}){'' if args.objectives else f', best arch {best:.0%}'}, "
               f"CPU {cpu:.2f} s/trial", flush=True)
-        if args.at:
-            from nasbench_cli.results.truncate import record_at
-
-            cells = []
-            for hours in (float(h) for h in args.at.split(",")):
-                cut = np.array([record_at(r, hours * 3600.0)["final_regret"] for r in records], dtype=float)
-                cells.append(f"{hours:g} h {np.nanmean(cut):.4f} ({int(np.isnan(cut).sum())})")
-            print("    at " + ", ".join(cells), flush=True)
+        cut = regrets_at(records)
+        if at_hours:
+            print("    at " + ", ".join(f"{h:g} h {np.nanmean(cut[:, i]):.4f} ({int(np.isnan(cut[:, i]).sum())})"
+                                     for i, h in enumerate(at_hours)), flush=True)
         if reference is not None:
             print(f"    against {args.against}: " + "; ".join(
-                f"{h:g} h {p_values(regrets_at(records)[:, i], reference[:, i])}"
+                f"{h:g} h {p_values(cut[:, i], reference[:, i])}"
                 for i, h in enumerate(at_hours + [args.hours])), flush=True)
 
 
 def p_values(x: np.ndarray, y: np.ndarray, block: int = 30) -> str:
     """Two-sided Mann-Whitney p of x against y (same seeds; NaN left out), and of each block of 30 seeds."""
-    from scipy.stats import mannwhitneyu
+    from nasbench_cli.results.report_table import mann_whitney
 
     def p(a, b):
-        a, b = a[~np.isnan(a)], b[~np.isnan(b)]
-        if not len(a) or not len(b) or np.unique(np.r_[a, b]).size == 1:
-            return 1.0          # all tied: no difference to test
-        return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
+        return mann_whitney(a[~np.isnan(a)], b[~np.isnan(b)])
 
     text = f"p {p(x, y):.2g}"
     if len(x) >= 2 * block:
         text += " (blocks of 30: " + ", ".join(f"{p(x[k:k + block], y[k:k + block]):.2g}"
                                                for k in range(0, len(x) - block + 1, block)) + ")"
     return text
-
 
 if __name__ == "__main__":
     main()
