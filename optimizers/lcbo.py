@@ -9,7 +9,11 @@ them off one at a time):
   second epoch is cheap and tells a lot: the slope of a learning curve between epochs 1 and 2
   separates the cells that keep improving from those that have flattened. For the first hours, a
   rung's first promotions use looser shares (`early_keep`: 1/3, 1/5, 1/3, up to `early_cap` 40, 8
-  and 3 promotions), so a cell reaches 50 epochs after about 45 new cells instead of 300.
+  and 3 promotions), so a cell reaches 50 epochs after about 45 new cells instead of 300. A quota
+  counts promotions, so once a rung has used its count even a new best result would wait until
+  enough results arrive to raise it; with `promote_top` 1 a rung's best result goes on at once (as
+  in ASHA, where the top of a rung is always promotable), so a strong cell found while a rung's
+  count is used up is not left behind the screening of new cells.
 - **Ranking by a learned curve model, not by the last loss.** A result at rung k is ranked by a
   prediction of its validation log-perplexity at rung k+1 from what the trial paid for: the last
   validation loss, the slope of the paid validation curve over its last epoch, the last training
@@ -60,8 +64,8 @@ class LearningCurveBO(Algorithm):
     name = "lcbo"
     needs = frozenset({"epochs", "proxies"})
     description = ("learning-curve-aware ASHA: rungs 1/2/9/50 epochs, looser quotas for the first promotions, "
-                   "promotion by a bagged ridge curve model fit online, new cells the best by hidden covariance of 16, "
-                   "reported every 4 epochs")
+                   "a rung's best always goes on, promotion by a bagged ridge curve model fit online, new cells the "
+                   "best by hidden covariance of 16, reported every 4 epochs")
 
     @dataclass(frozen=True)
     class Settings:
@@ -90,6 +94,8 @@ class LearningCurveBO(Algorithm):
         #                                      straight on to the last rung, before anything else
         early_keep: str = "0.333,0.2,0.333"  # anytime: a looser share per rung (as keep) for its first promotions,
         early_cap: str = "40,8,3"            # at most this many per rung; then keep alone (0,0,0: keep only)
+        promote_top: int = 1                 # a result among its rung's top this many (and in its top `keep`
+        #                                      share) goes on even when the rung's promotions are used up (0: off)
         report_every: int = 4                # a promotion trains in jobs of at most this many epochs, each
         #                                      reported as it ends (same decisions; 0: one job per promotion)
 
@@ -108,10 +114,11 @@ class LearningCurveBO(Algorithm):
                                 f"rung but the last ({len(keep)})")
             if self.min_points < 3 or self.refit_every < 1 or self.bags < 1 or self.oversample < 1 \
                     or self.score_cost_s < 0 or self.ridge < 0 or self.head_start < 0 or self.head_start_pool < 1 \
-                    or self.report_every < 0 or not 0 <= self.filter_share < 1 \
+                    or self.report_every < 0 or self.promote_top < 0 or not 0 <= self.filter_share < 1 \
                     or not -len(rungs) <= self.head_start_rung < len(rungs):
                 raise UserError("lcbo needs min_points >= 3, refit_every >= 1, bags >= 1, oversample >= 1, "
                                 "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1, report_every >= 0, "
+                                "promote_top >= 0, "
                                 "filter_share in [0, 1) and a head_start_rung among the rungs")
 
     def start(self, inputs: SearchInputs) -> None:
@@ -277,9 +284,10 @@ class LearningCurveBO(Algorithm):
         top `keep` share (ties: the earlier result first), else None."""
         scores = self._score[k]
         quota = self._quota(k, len(scores))
-        if quota <= self._promoted_count[k]:
+        reach = quota if quota > self._promoted_count[k] else min(quota, self.settings.promote_top)
+        if reach == 0:
             return None
-        top = np.argsort(scores, kind="stable")[:quota]
+        top = np.argsort(scores, kind="stable")[:reach]
         top = top[~self._promoted[k][top] & np.isfinite(scores[top])]
         return int(top[0]) if len(top) else None
 

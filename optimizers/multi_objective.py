@@ -351,6 +351,7 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
         #                                      among the smallest cells the score finds a front's cells poorly
         clip_inputs: bool = True             # the curve model predicts from inputs clipped to the range it was
         #                                      fit on: anchors fill a rung's fit with cells of one score band
+        promote_top: int = 0                 # lcbo's rule for a rung's single best result: a front has no single best
 
         def __post_init__(self):
             super().__post_init__()
@@ -361,6 +362,8 @@ class MOLearningCurveBO(_MultiObjective, LearningCurveBO):
                                 f"anchor_rung among the rungs but the last (0..{rungs - 2})")
             if self.filter_share:
                 raise UserError("mo-lcbo has no filter_share: its new cells are the best of a scored pool (oversample)")
+            if self.promote_top:
+                raise UserError("mo-lcbo has no promote_top: it promotes by non-dominated rank, with no single best result")
 
     def start(self, inputs: SearchInputs) -> None:
         self._begin_objectives(inputs)

@@ -11,7 +11,7 @@ incumbent yet left out of the mean, counted in brackets); `--workers K` simulate
 `--algo mo-lcbo --objectives logppl,params` tunes the multi-objective version (regret: HV regret);
 `--data-dir H` runs on a custom data folder (e.g. a held-out table from scripts/heldout_folders.py).
 
-`--against ALGO`: also runs ALGO (its defaults) on the same seeds and prints, at each hour, the two-sided
+`--against ALGO`: also runs ALGO (its defaults, or `ALGO:KEY=VALUE;...`) on the same seeds and prints, at each hour, the two-sided
 Mann-Whitney p of the variant against it; with 60 trials or more, also the p of each block of 30 seeds
 (how often 30 trials would show the difference):
 
@@ -36,7 +36,8 @@ def main():
     parser.add_argument("--at", default="", help="comma list of earlier hours to report too")
     parser.add_argument("--objectives", default="", help="comma list, for a multi-objective --algo")
     parser.add_argument("--data-dir", default=None, help="a data folder with the benchmark's layout")
-    parser.add_argument("--against", default=None, help="an algorithm to test each variant against (Mann-Whitney)")
+    parser.add_argument("--against", default=None,
+                        help="an algorithm to test each variant against (Mann-Whitney); ALGO:KEY=VALUE;... sets its settings")
     args = parser.parse_args()
     if args.seed < 1000:
         parser.error("tuning seeds must be >= 1000 (0-29 are the evaluation seeds)")
@@ -55,9 +56,11 @@ def main():
 
     reference = None
     if args.against:
-        reference = regrets_at(nasbench.run(nasbench.make_algorithm(args.against), bench, trials=args.trials,
-                                            budget_hours=args.hours, seed=args.seed, workers=args.workers,
-                                            objectives=objectives))
+        name, _, settings = args.against.partition(":")
+        reference_overrides = dict(item.split("=", 1) for item in settings.split(";") if item.strip())
+        reference = regrets_at(nasbench.run(nasbench.make_algorithm(name, **reference_overrides), bench,
+                                            trials=args.trials, budget_hours=args.hours, seed=args.seed,
+                                            workers=args.workers, objectives=objectives))
         print(f"{args.against} (reference): " + ", ".join(
             f"{h:g} h {np.nanmean(reference[:, i]):.4f}" for i, h in enumerate(at_hours + [args.hours])), flush=True)
     for variant in args.variants:

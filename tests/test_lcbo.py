@@ -67,7 +67,7 @@ def test_scores_of_cells_not_yet_drawn_change_nothing(ptb):
 
 def test_promotions_respect_each_rungs_quota_and_new_cells_pay_for_scoring(ptb):
     scores = scores_for(ptb)
-    env, algorithm = run(ptb, scores, budget_h=200, score_cost_s=7, oversample=3, early_cap="0,0,0")
+    env, algorithm = run(ptb, scores, budget_h=200, score_cost_s=7, oversample=3, early_cap="0,0,0", promote_top=0)
     keep = [0.2, 0.05, 0.333]
     started = [0, 0, 0, 0]
     for row, rung, promoted in algorithm.decisions:
@@ -89,7 +89,7 @@ def test_promotions_respect_each_rungs_quota_and_new_cells_pay_for_scoring(ptb):
 def test_early_quotas_promote_sooner_and_stop_at_their_caps(ptb):
     scores = scores_for(ptb)
     keep, early, cap = [0.2, 0.05, 0.333], [0.333, 0.2, 0.333], [40, 8, 3]
-    env, algorithm = run(ptb, scores, budget_h=150)          # the defaults
+    env, algorithm = run(ptb, scores, budget_h=150, promote_top=0)     # the quotas alone
     results, promoted, first_at = [0, 0, 0, 0], [0, 0, 0, 0], {}
     for row, rung, was_promoted in algorithm.decisions:      # one worker: each job is told before the next ask
         if was_promoted:
@@ -104,6 +104,50 @@ def test_early_quotas_promote_sooner_and_stop_at_their_caps(ptb):
     assert first_at[2] == 5 and first_at[1] == 4 and promoted[3] >= 3
     baseline, _ = run(ptb, scores, budget_h=150, early_cap="0,0,0")     # keep's shares alone
     assert len(env.history.arch) != len(baseline.history.arch) or env.history.arch != baseline.history.arch
+
+
+def test_a_rungs_best_result_goes_on_even_when_its_promotions_are_used_up(ptb):
+    """promote_top=1 (the default): a promotion beyond a rung's count quota is only ever of the rung's best
+    result (by rank key), and a new cell never starts while a rung's best result waits. Replayed from the
+    table with the fallback rank (model=False: last + (last - previous), known without the trial's state)."""
+    scores = scores_for(ptb)
+    _, algorithm = run(ptb, scores, budget_h=150, model=False)
+    levels, keep, early, cap = [1, 2, 9, 50], [0.2, 0.05, 0.333], [0.333, 0.2, 0.333], [40, 8, 3]
+    val, train = ptb.search.val_loss, ptb.search.train_loss
+
+    def key(row, k):
+        e = levels[k]
+        if not (np.isfinite(val[row, :e]).all() and np.isfinite(train[row, e - 1])):
+            return math.inf
+        return val[row, e - 1] + (val[row, e - 1] - val[row, e - 2] if e >= 2 else 0.0)
+
+    keys = [[] for _ in levels]          # rank keys of each rung's results, arrival order
+    promoted = [set() for _ in levels]   # their positions promoted so far
+    beyond = 0
+
+    def ranked(k):
+        n = len(keys[k])
+        quota = max(math.floor(n * keep[k]), min(math.floor(n * early[k]), cap[k]))
+        return [i for i in sorted(range(n), key=lambda i: keys[k][i]) if math.isfinite(keys[k][i])], quota
+
+    for row, rung, was_promoted in algorithm.decisions:     # one worker: each job is told before the next ask
+        if was_promoted:
+            k = rung - 1
+            order, quota = ranked(k)
+            position = next(i for i in order if i not in promoted[k])
+            assert keys[k][position] == key(row, k) and position in order[:quota]
+            if len(promoted[k]) >= quota:
+                assert position == order[0]
+                beyond += 1
+            promoted[k].add(position)
+        else:
+            for k in range(len(levels) - 1):
+                order, quota = ranked(k)
+                assert not order or quota == 0 or order[0] in promoted[k]
+        keys[rung].append(key(row, rung))
+    assert beyond > 0
+    _, quotas_only = run(ptb, scores, budget_h=150, model=False, promote_top=0)
+    assert quotas_only.decisions != algorithm.decisions
 
 
 def test_promotions_train_in_reported_legs_with_the_same_decisions(ptb):
@@ -161,7 +205,7 @@ def test_four_workers_run_and_the_same_seed_repeats(ptb):
                                        {"rungs": "1,x"}, {"min_points": "1"},
                                        {"early_cap": "4,-1,2"}, {"early_keep": "0.3,0.2", "early_cap": "4,2"},
                                        {"early_keep": "0.3,0.2,1.5", "early_cap": "4,2,1"},
-                                       {"report_every": "-1"}, {"filter_share": "1"}, {"filter_share": "-0.1"}])
+                                       {"report_every": "-1"}, {"promote_top": "-1"}, {"filter_share": "1"}, {"filter_share": "-0.1"}])
 def test_bad_settings_are_one_line_errors(overrides):
     with pytest.raises(UserError):
         make_algorithm("lcbo", overrides)
