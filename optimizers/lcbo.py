@@ -118,8 +118,7 @@ class LearningCurveBO(Algorithm):
                     or not -len(rungs) <= self.head_start_rung < len(rungs):
                 raise UserError("lcbo needs min_points >= 3, refit_every >= 1, bags >= 1, oversample >= 1, "
                                 "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1, report_every >= 0, "
-                                "promote_top >= 0, "
-                                "filter_share in [0, 1) and a head_start_rung among the rungs")
+                                "promote_top >= 0, filter_share in [0, 1) and a head_start_rung among the rungs")
 
     def start(self, inputs: SearchInputs) -> None:
         s = self.settings

@@ -11,9 +11,9 @@ incumbent yet left out of the mean, counted in brackets); `--workers K` simulate
 `--algo mo-lcbo --objectives logppl,params` tunes the multi-objective version (regret: HV regret);
 `--data-dir H` runs on a custom data folder (e.g. a held-out table from scripts/heldout_folders.py).
 
-`--against ALGO`: also runs ALGO (its defaults, or `ALGO:KEY=VALUE;...`) on the same seeds and prints, at each hour, the two-sided
-Mann-Whitney p of the variant against it; with 60 trials or more, also the p of each block of 30 seeds
-(how often 30 trials would show the difference):
+`--against ALGO`: also runs ALGO (its defaults, or settings as `ALGO:KEY=VALUE;...`) on the same seeds and
+prints, at each hour, the two-sided Mann-Whitney p of the variant against it; with 60 trials or more, also
+the p of each block of 30 seeds (how often 30 trials would show the difference):
 
     python scripts/tune_lcbo.py "" --workers 4 --trials 120 --hours 40 --at 3,10,30 --against asha
 """
