@@ -24,6 +24,11 @@ import benchmarks  # noqa: F401  (before numpy: it pins the BLAS kernels, see be
 import numpy as np
 
 
+def parse_overrides(text: str) -> dict:
+    """'KEY=VALUE;KEY=VALUE' -> {KEY: VALUE} ('' -> {}: the defaults)."""
+    return dict(item.split("=", 1) for item in text.split(";") if item.strip())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("variants", nargs="+", help="space-separated KEY=VALUE;KEY=VALUE override sets ('' = defaults)")
@@ -57,14 +62,13 @@ def main():
     reference = None
     if args.against:
         name, _, settings = args.against.partition(":")
-        reference_overrides = dict(item.split("=", 1) for item in settings.split(";") if item.strip())
-        reference = regrets_at(nasbench.run(nasbench.make_algorithm(name, **reference_overrides), bench,
+        reference = regrets_at(nasbench.run(nasbench.make_algorithm(name, **parse_overrides(settings)), bench,
                                             trials=args.trials, budget_hours=args.hours, seed=args.seed,
                                             workers=args.workers, objectives=objectives))
         print(f"{args.against} (reference): " + ", ".join(
             f"{h:g} h {np.nanmean(reference[:, i]):.4f}" for i, h in enumerate(at_hours + [args.hours])), flush=True)
     for variant in args.variants:
-        overrides = dict(item.split("=", 1) for item in variant.split(";") if item.strip())
+        overrides = parse_overrides(variant)
         start = time.process_time()
         records = nasbench.run(nasbench.make_algorithm(args.algo, **overrides), bench, trials=args.trials,
                                budget_hours=args.hours, seed=args.seed, workers=args.workers,

@@ -205,7 +205,8 @@ def test_four_workers_run_and_the_same_seed_repeats(ptb):
                                        {"rungs": "1,x"}, {"min_points": "1"},
                                        {"early_cap": "4,-1,2"}, {"early_keep": "0.3,0.2", "early_cap": "4,2"},
                                        {"early_keep": "0.3,0.2,1.5", "early_cap": "4,2,1"},
-                                       {"report_every": "-1"}, {"promote_top": "-1"}, {"filter_share": "1"}, {"filter_share": "-0.1"}])
+                                       {"report_every": "-1"}, {"promote_top": "-1"},
+                                       {"filter_share": "1"}, {"filter_share": "-0.1"}])
 def test_bad_settings_are_one_line_errors(overrides):
     with pytest.raises(UserError):
         make_algorithm("lcbo", overrides)
