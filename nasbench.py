@@ -8,24 +8,24 @@ them on sys.path, so this module imports `nasbench_cli` from its folder next to 
 `import nasbench` those names always mean nasbench's, and a clash that already happened (a foreign
 `optimizers` imported first) is an ImportError saying which folder to rename.
 """
-import importlib.util
-import sys
-from pathlib import Path
+import importlib.util as _importlib_util
+import sys as _sys
+from pathlib import Path as _Path
 
 
 def _import_cli() -> None:
-    folder = Path(__file__).resolve().parent / "nasbench_cli"
-    module = sys.modules.get("nasbench_cli")
+    folder = _Path(__file__).resolve().parent / "nasbench_cli"
+    module = _sys.modules.get("nasbench_cli")
     if module is not None:
-        where = Path(getattr(module, "__file__", None) or "?").resolve().parent
+        where = _Path(getattr(module, "__file__", None) or "?").resolve().parent
         if where != folder:
             raise ImportError(f"a package named 'nasbench_cli' from {where} was imported before nasbench; "
                               f"it shadows nasbench's own ({folder}): rename your folder")
         return
-    spec = importlib.util.spec_from_file_location("nasbench_cli", folder / "__init__.py",
-                                                  submodule_search_locations=[str(folder)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["nasbench_cli"] = module
+    spec = _importlib_util.spec_from_file_location("nasbench_cli", folder / "__init__.py",
+                                                   submodule_search_locations=[str(folder)])
+    module = _importlib_util.module_from_spec(spec)
+    _sys.modules["nasbench_cli"] = module
     spec.loader.exec_module(module)
 
 

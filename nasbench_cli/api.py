@@ -6,7 +6,6 @@ pandas DataFrame, and plot them. The same code paths as the command line run und
 run here writes (with `out=`) the same result file `nasbench run` would.
 """
 import dataclasses
-import math
 from pathlib import Path
 
 from benchmarks.core.environment import Environment, Observation
@@ -92,19 +91,24 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     read it; a file already there with other settings or code is an error, never overwritten.
     `objectives` ("logppl,params" or a list) and `constraints` (["params<=6e6"]): a multi-objective
     or constrained run, as `nasbench run --objectives/--constraint`."""
-    from nasbench_cli.harness.trial import (check_label, check_objectives_fit, check_problem, run_label, scoring_problem,
-                                            settings_hash)
+    from nasbench_cli.harness.trial import check_objectives_fit, check_problem
+    from nasbench_cli.results.record import run_label, settings_hash
     from optimizers.registry import algorithm_name, algorithm_source, check_setting_values
 
     # by name: loaded without test losses, so none is in this process while the algorithm runs (the
     # trial reads them afterwards); a Benchmark object passed in is the caller's own
     bench = _load_benchmark(benchmark, data_dir, test_losses=False) if isinstance(benchmark, str) else benchmark
     if isinstance(algorithm, str):
-        from optimizers.registry import check_benchmark
         from optimizers.registry import make_algorithm as build_algorithm
+        from optimizers.registry import parse_algo_list
 
-        check_benchmark(algorithm, bench.name)       # e.g. no multi-fidelity algorithm on bert
-        name, source, algorithm = algorithm_name(algorithm), algorithm_source(algorithm), build_algorithm(algorithm, None, bench.name)
+        # as `--algo`: "did you mean" for a misspelt name, and no algorithm the benchmark cannot run
+        names = parse_algo_list(algorithm, bench.name)
+        if len(names) != 1:
+            raise UserError(f"run() runs one algorithm; '{algorithm}' names {len(names)} ({', '.join(names)}): "
+                            "call run() once for each")
+        key = names[0]
+        name, source, algorithm = algorithm_name(key), algorithm_source(key), build_algorithm(key, None, bench.name)
     else:
         if isinstance(algorithm, type) and issubclass(algorithm, Algorithm):
             algorithm = algorithm()
@@ -113,28 +117,19 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
         name, source = _object_name(algorithm), _object_source(algorithm)
         if dataclasses.is_dataclass(algorithm.settings):
             check_setting_values(name, algorithm.settings)
-    if not (isinstance(trials, int) and trials >= 1 and isinstance(workers, int) and workers >= 1):
-        raise UserError("run() needs trials >= 1 and workers >= 1 (integers)")
-    if isinstance(seed, bool) or not isinstance(seed, int) or not (0 <= seed and seed + trials - 1 < 2**32):
-        raise UserError(f"run() needs an integer seed with 0 <= seed and seed + trials - 1 < 2**32, got {seed!r}")
-    from benchmarks.core.registry import budget_in_clock_units
+    from nasbench_cli.harness.run_description import describe_run
 
-    for what, value in (("budget_hours", budget_hours), ("budget_evals", budget_evals)):
-        if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                      and math.isfinite(value) and value > 0):
-            raise UserError(f"run() needs a finite {what} > 0, got {value!r}")
-    budget_hours = budget_in_clock_units(bench.name, budget_hours, budget_evals)
-    label = check_label(label) if label else run_label(name, workers)
-    budget_s = float(budget_hours) * get_spec(bench.name).clock_unit_s
-    objectives, constraints = scoring_problem(bench.name, objectives, [constraints] if isinstance(constraints, str)
-                                              else constraints)
-    check_objectives_fit(algorithm, name, objectives)
-    if objectives or constraints:
-        check_problem(bench, objectives, constraints)
-    expected = settings_hash(bench.name, name, algorithm.settings_dict(), budget_s, workers, None, objectives, constraints)
+    description = describe_run([name], bench.name, trials=trials, seed=seed, budget_hours=budget_hours,
+                               budget_evals=budget_evals, workers=workers, overrides={}, objectives=objectives,
+                               constraints=constraints, label=label or run_label(name, workers), out=out,
+                               data_dir=data_dir)
+    check_objectives_fit(algorithm, name, description.objectives)
+    if description.objectives or description.constraints:
+        check_problem(bench, description.objectives, description.constraints)
+    expected = settings_hash(bench.name, name, algorithm.settings_dict(), description.budget_s, workers, None,
+                             description.objectives, description.constraints)
     with _results_lock(out, bench.name):          # the CLI's lock: no concurrent run deletes our temp files
-        return _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected,
-                           objectives, constraints)
+        return _run_trials(description, bench, algorithm, name, source, expected)
 
 
 def _results_lock(out, benchmark: str):
@@ -145,15 +140,16 @@ def _results_lock(out, benchmark: str):
     return nullcontext() if out is None else run_lock(Path(out), benchmark)
 
 
-def _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers, label, out, expected,
-                objectives=(), constraints=()) -> list[dict]:
+def _run_trials(run, bench, algorithm, name, source, expected) -> list[dict]:
+    """The trials of the RunDescription `run` for the algorithm instance `algorithm`, in this process."""
     from benchmarks.core.atomic import write_json_atomic
     from nasbench_cli.harness.trial import trial_record
     from nasbench_cli.results.files import read_trial, trial_path
     from optimizers.plugins import same_source
 
     records = []
-    for k in range(trials):
+    out, label, seed = run.out, run.label, run.seed
+    for k in range(run.trials):
         path = trial_path(out, bench.name, label, k) if out is not None else None
         existing = read_trial(path) if path is not None else None
         if existing is not None:
@@ -166,8 +162,8 @@ def _run_trials(bench, algorithm, name, source, trials, seed, budget_s, workers,
                 raise UserError(f"{path} was made with other settings, code or data; use another out= or label=")
             records.append(existing)          # done before: resumed, not rerun
             continue
-        record = trial_record(bench, algorithm, name, source, k, seed + k, budget_s, workers, label,
-                              objectives=objectives, constraints=constraints)
+        record = trial_record(bench, algorithm, name, source, k, seed + k, run.budget_s, run.workers, label,
+                              objectives=run.objectives, constraints=run.constraints)
         if path is not None:
             write_json_atomic(path, record)
         records.append(record)
@@ -206,7 +202,7 @@ def plot_results(*folders, out_dir="figures", formats=("png",)) -> list[Path]:
 
 
 def _object_name(algorithm) -> str:
-    from nasbench_cli.harness.trial import check_label
+    from nasbench_cli.results.record import check_label
     from optimizers.registry import ALGORITHMS
 
     name = getattr(algorithm, "name", "") or type(algorithm).__name__

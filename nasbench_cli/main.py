@@ -56,10 +56,12 @@ def _module_exists(target: str) -> bool:
              context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="nasbench")
 def group():
-    """Benchmark NAS algorithms on NAS-Bench-NLP by replaying recorded training logs.
+    """Benchmark NAS and HPO algorithms on NLP search spaces by replaying recorded training logs.
 
-    An algorithm that "trains" an architecture is charged the recorded wall time of those epochs
-    and sees the recorded validation losses; regret is measured on the test side.
+    Benchmarks: NAS-Bench-NLP's recurrent cells (ptb, wt2), NAS-Bench-BERT (bert) and HW-GPT-Bench's
+    GPT-2 decoders (gpt-s, gpt-m, gpt-l); `nasbench list` names the algorithms. An algorithm that
+    "trains" an architecture is charged the recorded wall time of those epochs and sees the recorded
+    validation losses; regret is measured on the test side, which it never sees.
 
     Exit codes: 0 success, 1 the run failed (or a check found a regression), 2 bad usage or input.
     """
@@ -105,6 +107,10 @@ def cli(argv=None):
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    except click.UsageError as exc:          # a bad option or value: one line, like every user mistake
+        hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+        click.echo(f"error: {exc.format_message()}{hint}", err=True)
+        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

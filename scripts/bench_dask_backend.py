@@ -56,13 +56,15 @@ def transfer_bytes(args, out: Path) -> dict:
 
     from benchmarks.core.registry import load_benchmark
     from nasbench_cli.harness.dask_backend import gather_inputs
+    from nasbench_cli.harness.run_description import describe_run
     from nasbench_cli.harness.runner import plan_trials
     from optimizers.registry import parse_algo_list
 
     algos = parse_algo_list(args.algo)
     benchmark = load_benchmark("ptb")
     inputs = gather_inputs(benchmark, algos, {})   # as sent to a remote cluster (compressed)
-    specs, _ = plan_trials(out / "unused", "ptb", algos, args.trials, 0, args.hours * 3600.0, {}, True)
+    specs, _ = plan_trials(describe_run(algos, "ptb", trials=args.trials, budget_hours=args.hours,
+                                        out=out / "unused", overwrite=True))
     files = sorted(out.rglob("trial-*.json"))
     record_sizes = [len(serialize_bytes(json.loads(p.read_text()))) for p in files]
     _, features, scores = inputs.unpack()

@@ -5,5 +5,11 @@
 # To refresh the baseline after an intended change:
 #   scripts/ci_suite.sh /tmp/ci && nasbench check /tmp/ci --write-baseline results/baselines/ci-ptb.json
 set -euo pipefail
-out=${1:?usage: scripts/ci_suite.sh OUT_DIR}
+usage="usage: scripts/ci_suite.sh OUT_DIR   (runs the CI gate's reduced suite into OUT_DIR)"
+case "${1:-}" in
+    -h|--help) echo "$usage"; exit 0 ;;
+    -*|"") echo "$usage" >&2; exit 2 ;;
+esac
+[ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
+out=$1
 exec nasbench run --algo all --trials 12 --budget-hours 100 --jobs 2 --seed 0 --out "$out"

@@ -6,6 +6,7 @@ and `half` (a random half of the logs, seed 11).
     nasbench run --data-dir OUT_DIR/best-removed --algo lcbo,asha,phb,prs,hb --trials 30 --out R
     python scripts/anytime_table.py R
 """
+import argparse
 import json
 import random
 import sys
@@ -24,9 +25,12 @@ HALF_SEED = 11
 
 
 def main() -> None:
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    out = Path(sys.argv[1])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("out_dir", type=Path,
+                        help="folder to create the variants in (outside the repository: they are data)")
+    out = parser.parse_args().out_dir
     ptb = load_benchmark("ptb")
     with np.errstate(all="ignore"):
         best = np.nanmin(np.where(np.isfinite(ptb.test_loss), ptb.test_loss, np.inf), axis=1)

@@ -9,18 +9,29 @@ wall time (seconds), which the backend uses as each result's elapsed time, so a 
 epochs occupies its worker exactly as long as in nasbench. Prints one JSON line: real seconds of
 `Tuner.run` and the number of trials started.
 """
+import argparse
 import json
 import logging
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-import benchmarks  # noqa: F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
-import numpy as np
-import pandas as pd
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("table", type=Path, help=".npz with val_loss, wall_time_s, n_epochs (rows = architectures)")
+    parser.add_argument("hours", type=float, help="simulated hours")
+    parser.add_argument("workers", type=int, help="simulated workers")
+    return parser.parse_args()
 
 
 def main() -> None:
+    args = parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    import benchmarks  # noqa: F401  (before numpy: it pins the BLAS kernels, see benchmarks/core/blas_kernels.py)
+    import numpy as np
+    import pandas as pd
     from syne_tune import StoppingCriterion, Tuner
     from syne_tune.backend.simulator_backend.simulator_callback import SimulatorCallback
     from syne_tune.blackbox_repository.blackbox_tabular import BlackboxTabular
@@ -28,7 +39,7 @@ def main() -> None:
     from syne_tune.config_space import choice, randint
     from syne_tune.optimizer.baselines import RandomSearch
 
-    table, hours, workers = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+    table, hours, workers = args.table, args.hours, args.workers
     logging.getLogger("syne_tune").setLevel(logging.ERROR)
     data = np.load(table)
     val = np.nan_to_num(data["val_loss"], nan=10.0, posinf=10.0, neginf=10.0)

@@ -22,7 +22,7 @@ import numpy as np  # noqa: E402
 from nasbench_cli.results import aggregate  # noqa: E402
 from nasbench_cli.results.report_table import holm, mann_whitney  # noqa: E402
 from nasbench_cli.results.files import load_results  # noqa: E402
-from nasbench_cli.harness.trial import run_label  # noqa: E402
+from nasbench_cli.results.record import run_label  # noqa: E402
 
 
 def regrets_at(records, hours: float) -> np.ndarray:

@@ -23,7 +23,8 @@ def write_run(root, algo, budget_h=BUDGET_H, overrides=None, disguise_as_default
     that makes an optimizer worse without touching its settings would (the planted regression)."""
     from benchmarks.core.atomic import write_json_atomic
     from nasbench_cli.results.files import trial_path
-    from nasbench_cli.harness.trial import run_trial, settings_hash
+    from nasbench_cli.harness.trial import run_trial
+    from nasbench_cli.results.record import settings_hash
     from optimizers.registry import make_algorithm
 
     for k in range(trials):
@@ -145,7 +146,8 @@ def test_a_baseline_with_impossible_regrets_is_refused(baseline, tmp_path, capsy
 def _one_trial(root, seed, overrides=None):
     """One real hb trial (trial 0, seed `seed`) into root/ptb/hb, recorded with hb's default settings."""
     from benchmarks.core.atomic import write_json_atomic
-    from nasbench_cli.harness.trial import run_trial, settings_hash
+    from nasbench_cli.harness.trial import run_trial
+    from nasbench_cli.results.record import settings_hash
     from nasbench_cli.results.files import trial_path
     from optimizers.registry import make_algorithm
 

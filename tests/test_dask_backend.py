@@ -307,14 +307,14 @@ def test_a_worker_with_other_code_or_versions_is_refused(ptb, monkeypatch):
     from benchmarks.core.errors import UserError
     from nasbench_cli.harness import dask_backend
     from nasbench_cli.results.fingerprint import environment_fingerprint
-    from nasbench_cli.harness.runner import TrialSpec
+    from nasbench_cli.harness.run_description import describe_run
 
     monkeypatch.setattr(dask_backend, "hash_randomisation_on", lambda: False)
     inputs = dask_backend.gather_inputs(ptb, ["rs10e"], {})
-    spec = TrialSpec("ptb", "rs10e", 0, 0, 36000.0, (), "", Path("unused"))
+    spec = describe_run(["rs10e"], "ptb", budget_hours=10, out=Path("unused")).trial("rs10e", 0)
     record = dask_backend.run_on_worker(spec, inputs)      # unscored: the worker holds no test losses
     assert "final_regret" not in record and record["history"].arch
-    from nasbench_cli.harness.trial import score_record
+    from nasbench_cli.results.scoring import score_record
     assert score_record(record, ptb)["final_regret"] > 0
     mine = environment_fingerprint()
     for other, says in [(mine | {"code": "0" * 64}, "other nasbench code"),

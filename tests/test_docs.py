@@ -45,3 +45,21 @@ def test_docs_python_examples_run(tmp_path, code, data_dir):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
                          env={**os.environ, "NASBENCH_DATA": str(data_dir), "PYTHONPATH": str(ROOT)}, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_the_layout_page_names_every_package():
+    """docs/concepts/layout.md names every package of benchmarks/, optimizers/ and nasbench_cli/ as `name/`."""
+    page = (DOCS / "concepts" / "layout.md").read_text()
+    tree = page.split("```text", 1)[1].split("```", 1)[0]
+    packages = sorted({init.parent for top in ("benchmarks", "optimizers", "nasbench_cli")
+                       for init in (ROOT / top).rglob("__init__.py")})
+    assert len(packages) >= 11
+    missing = [str(p.relative_to(ROOT)) for p in packages if not re.search(rf"(^|\s){re.escape(p.name)}/", tree, re.M)]
+    assert not missing, f"docs/concepts/layout.md does not name: {', '.join(missing)}"
+
+
+def test_ci_runs_exactly_the_readme_test_command_in_parallel():
+    readme = (ROOT / "README.md").read_text()
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("python3 -m venv")]
+    assert len(ci) == 1 and f"\n{ci[0]}\n" in readme
+    assert "-n auto" in ci[0] and "--durations=" in ci[0]        # one test process per core; the slowest named

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from nasbench_cli.harness.trial import settings_hash
+from nasbench_cli.results.record import settings_hash
 from tests.test_plot import run_cli, trial_record, write_trial
 
 LABELS = ["rs50e", "hb", "asha", "myls", "bo10d", "re", "tpe", "smac", "hb@4w", "asha@4w", "myls@4w"]
@@ -37,7 +37,7 @@ def results_folder(root, benchmark="ptb", labels=LABELS, trials=3, seed=0):
 
 def _legend_lines(ax_or_fig):
     legend = ax_or_fig.get_legend() if hasattr(ax_or_fig, "get_legend") else ax_or_fig.legends[0]
-    from nasbench_cli.figures.plotting import PARTIAL_NOTE
+    from nasbench_cli.figures.style import PARTIAL_NOTE
 
     return legend, {text.get_text().split(" (n=")[0]: handle
                     for text, handle in zip(legend.get_texts(), legend.legend_handles)
@@ -88,15 +88,15 @@ def test_options_bands_band_kind_title_width(tmp_path):
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
 
-    from nasbench_cli.figures import plotting
+    from nasbench_cli.figures import plotting, style
     from nasbench_cli.results import aggregate
     from nasbench_cli.results.files import load_results
 
     per_algo = load_results(results_folder(tmp_path / "res", labels=["rs50e", "hb"])).runs["ptb"]
     grid = aggregate.time_grid_s([r for rs in per_algo.values() for r in rs])
-    plain = plotting.regret_figure("ptb", per_algo, grid, plotting.FigureOptions(bands=False, title="My PTB",
+    plain = plotting.regret_figure("ptb", per_algo, grid, style.FigureOptions(bands=False, title="My PTB",
                                                                                 width_in=3.5))
-    sem = plotting.regret_figure("ptb", per_algo, grid, plotting.FigureOptions(band_kind="sem"))
+    sem = plotting.regret_figure("ptb", per_algo, grid, style.FigureOptions(band_kind="sem"))
     ci = plotting.regret_figure("ptb", per_algo, grid)
     try:
         def bands(fig):

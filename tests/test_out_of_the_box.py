@@ -79,8 +79,27 @@ def test_shipped_scores_need_the_same_recipe_not_just_the_same_id(ptb):
     assert values[0] == full[0] and values[2] == full[2] and np.isnan(values[1])
 
 
+# Rescoring a cell from scratch runs a float32 PyTorch network, whose arithmetic differs between CPU types
+# and kernels (`scripts/rescore_spread.py` measures it, 300 seeded cells of each benchmark):
+#   AMD EPYC, torch 2.13 (where the shipped tables were made; MKL and oneDNN pinned or not): 600 of 600 exact
+#   AMD EPYC, ATEN_CPU_CAPABILITY=default: median relative difference 6.2e-7 (ptb) / 8.4e-7 (wt2), largest 6.4e-5
+#   Intel Xeon (Sapphire Rapids family, AVX-512), torch 2.11, any ATen capability: median 8.7e-7 / 9.2e-7,
+#   largest 4.2e-4 (cell 2007035, score -3.3e7: an ill-conditioned hidden correlation matrix, whose smallest
+#   eigenvalues enter the score as 1/(lambda + 1e-5); the same cell is the worst on AMD's other kernels)
+#   the Intel Xeon, torch 2.13: 6.8e-7 and 9.5e-7 on its first two failing cells
+# So each cell must agree within RESCORE_RTOL (about 5x the largest difference measured), and the sample's
+# median relative difference must stay below RESCORE_MEDIAN (about 10x the medians measured). A real change
+# of the metric moves scores far more: another weight seed or minibatch moved 25 cells of each benchmark by
+# a median of 1.9e-2 to 7.8e-2 (smallest 2.9e-4). Non-finite scores must match exactly (-inf both sides).
+# The shipped tables themselves, and the trajectories of searches that read them, are exact everywhere
+# (tests above and tests/test_simulator.py).
+RESCORE_RTOL = 2e-3
+RESCORE_MEDIAN = 1e-5
+RESCORE_SAMPLE_SEED = 20261126       # a fixed draw: whether the test passes does not depend on luck
+
+
 @pytest.mark.parametrize("name, cells", [("ptb", 20), ("wt2", 5)])
-def test_proxies_build_reproduces_a_random_sample_of_the_shipped_scores_exactly(name, cells, request):
+def test_proxies_build_reproduces_a_seeded_sample_of_the_shipped_scores(name, cells, request):
     pytest.importorskip("torch")
     import torch
     from threadpoolctl import threadpool_limits
@@ -91,15 +110,23 @@ def test_proxies_build_reproduces_a_random_sample_of_the_shipped_scores_exactly(
     benchmark = request.getfixturevalue(name)
     values, provenance = shipped.shipped_values(benchmark.search, METRIC, ScoreCache(name).path.name)
     corpus = load_corpus(name)
-    rows = random.Random().sample(range(benchmark.search.n), cells)    # a new sample on every run
+    rows = random.Random(RESCORE_SAMPLE_SEED).sample(range(benchmark.search.n), cells)
+    relative = []
     torch.set_num_threads(1)
     with threadpool_limits(1):
         for row in rows:
             scores, _ = score_recipe(json.loads(benchmark.search.recipes[row]), corpus, (METRIC,),
                                      seed=provenance["seed"], batch_size=provenance["batch_size"],
                                      seq_len=provenance["seq_len"], split=provenance["split"])
-            got = scores[METRIC] if np.isfinite(scores[METRIC]) else -np.inf
-            assert got == values[row], f"cell {benchmark.search.ids[row]}: {got!r} != shipped {values[row]!r}"
+            got, want = scores[METRIC] if np.isfinite(scores[METRIC]) else -np.inf, values[row]
+            where = f"cell {benchmark.search.ids[row]}: {got!r} rescored, {want!r} shipped"
+            if not (np.isfinite(got) and np.isfinite(want)):
+                assert got == want, where
+                continue
+            relative.append(abs(got - want) / abs(want))
+            assert relative[-1] <= RESCORE_RTOL, f"{where} (relative difference {relative[-1]:.2g})"
+    assert relative and float(np.median(relative)) <= RESCORE_MEDIAN, \
+        f"median relative difference {np.median(relative):.2g} over {len(relative)} cells"
 
 
 def test_build_skips_shipped_cells_unless_rescore(ptb, tmp_path):

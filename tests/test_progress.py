@@ -21,12 +21,13 @@ def test_the_packed_cache_build_reports_its_steps(data_dir, tmp_path, monkeypatc
 
 
 def test_a_trial_reports_how_far_it_is_to_the_parent(tmp_path, ptb):
-    from nasbench_cli.harness.runner import plan_trials
-    from nasbench_cli.harness.runner import execute
+    from nasbench_cli.harness.run_description import describe_run
+    from nasbench_cli.harness.runner import execute, plan_trials
 
-    todo, _ = plan_trials(tmp_path, "ptb", ["bo10d"], 2, 0, 150 * 3600.0, {}, False)   # a few seconds each
+    run = describe_run(["bo10d"], "ptb", trials=2, budget_hours=150, out=tmp_path)   # a few seconds each
+    todo, _ = plan_trials(run)
     heard = []
-    summaries, errors = execute(todo, 2, None, on_progress=lambda shares: heard.append(dict(shares)))
+    summaries, errors = execute(todo, 2, on_progress=lambda shares: heard.append(dict(shares)))
     assert not errors and len(summaries) == 2
     reports = [value for shares in heard for value in shares.values()]
     assert reports, "no progress was reported during two trials of a few seconds each"

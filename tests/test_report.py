@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from nasbench_cli.main import cli
-from nasbench_cli.harness.trial import settings_hash
+from nasbench_cli.results.record import settings_hash
 
 BUDGET_H = 100.0
 TRIALS = 8

@@ -1,8 +1,9 @@
 """Training-free score tables shipped with the package, so proxy-guided search runs on a fresh install.
 
 `nasbench proxies build` made each file (`scripts/ship_scores.py` copies a full table from the cache
-into the package), and a test rescores a random sample of cells from scratch and finds the shipped
-values exactly. A file holds, per cell: `ids` (int64 recepie_id), `recipe_sha` (uint64: the first 8
+into the package), and a test rescores a seeded sample of cells from scratch and finds the shipped
+values (exactly on the CPU type they were made on, within a measured float32 tolerance elsewhere:
+docs/howto/custom-data.md). A file holds, per cell: `ids` (int64 recepie_id), `recipe_sha` (uint64: the first 8
 bytes of the SHA-256 of the log's recipe string, so a custom data folder whose id means another cell
 does not get that cell's score) and `values` (float64, the metric; -inf: scored but not finite), plus
 `provenance`, a JSON string: benchmark, metric, split, seed, minibatch, metric code version, the

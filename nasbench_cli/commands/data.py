@@ -8,7 +8,7 @@ from nasbench_cli.commands.options import benchmark_option, data_dir_option, ech
 
 @click.group()
 def data():
-    """Inspect the NAS-Bench-NLP data and its packed cache."""
+    """Inspect a benchmark's data (ptb, wt2, bert, gpt-s/m/l) and its packed cache."""
 
 
 def benchmark_summary(benchmark) -> dict:

@@ -49,7 +49,8 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, b
     import sys
     from pathlib import Path
 
-    from nasbench_cli.figures.plotting import FigureOptions, figures_for, parse_formats, plot_benchmark
+    from nasbench_cli.figures.plotting import figures_for, parse_formats, plot_benchmark
+    from nasbench_cli.figures.style import FigureOptions
     from nasbench_cli.results.files import load_many, parse_name_list, verify_against_data
 
     formats = parse_formats(format_text)
@@ -104,7 +105,8 @@ def _critical_difference(runs, out, formats, options):
 
     from benchmarks.core.errors import UserError
     from nasbench_cli.figures.critical_difference import cd_figure
-    from nasbench_cli.figures.plotting import _rc, save_figure
+    from nasbench_cli.figures.plotting import save_figure
+    from nasbench_cli.figures.style import _rc
     from nasbench_cli.results.critical_difference import critical_difference
 
     try:

@@ -159,7 +159,7 @@ def front_rows(benchmark, objectives, constraints) -> dict:
 
 def _query_front(benchmark, objectives_text, constraint_texts, as_json):
     from benchmarks.core.objectives import loss_objective
-    from nasbench_cli.harness.trial import scoring_problem
+    from benchmarks.core.problem import scoring_problem
 
     loss = loss_objective(benchmark.name)
     objectives, constraints = scoring_problem(benchmark.name, objectives_text or f"{loss},params", constraint_texts)

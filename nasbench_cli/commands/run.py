@@ -6,14 +6,6 @@ from nasbench_cli.commands.options import benchmark_option, data_dir_option, ech
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
 
-# `--budget release`: the release notebook's fixed evaluation counts (benchmarking_examples.ipynb: 100
-# iterations per round, 5 rounds): RS-50E 100 architectures, RS-10E 500, BO and RE 130 (1.3 x 100),
-# Hyperband one pass of its own brackets (hb-release). Jobs started, not simulated hours, end a trial.
-RELEASE_JOBS = {"rs50e": 100, "rs10e": 500, "bo10d": 130, "bo50d": 130, "re": 130, "hb-release": None}
-RELEASE_TRIALS = 5
-RELEASE_BUDGET_HOURS = 100_000.0   # never binding: a release trial takes about 220 simulated hours
-
-
 class Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: workers stopped, finished trials kept."""
 
@@ -37,49 +29,10 @@ def _refuse_name_clashes(algos) -> None:
         seen[name] = algo
 
 
-def parse_overrides(items, algos, benchmark: str | None = None) -> dict:
-    """`--set KEY=VALUE` (every selected algorithm with that setting) or `--set ALGO.KEY=VALUE`."""
-    import dataclasses
-
-    from benchmarks.core.errors import UserError
-    from optimizers.registry import algorithm_class, algorithm_name
-
-    from optimizers.registry import make_algorithm
-
-    for a in algos:                      # a plugin whose Settings is not a dataclass: its one-line error
-        make_algorithm(a, None, benchmark)
-    fields = {a: {f.name for f in dataclasses.fields(algorithm_class(a, benchmark).Settings)} for a in algos}
-    key_of = {algorithm_name(a): a for a in algos} | {a: a for a in algos}
-    overrides = {a: {} for a in algos}
-    for item in items:
-        if "=" not in item:
-            raise UserError(f"--set expects KEY=VALUE or ALGO.KEY=VALUE, got '{item}'")
-        key, value = item.split("=", 1)
-        targets = algos
-        if "." in key:
-            algo, key = key.split(".", 1)
-            if algo not in key_of:
-                raise UserError(f"--set {item}: '{algo}' is not among the selected algorithms "
-                                f"({', '.join(algorithm_name(a) for a in algos)})")
-            targets = [key_of[algo]]
-        matched = [a for a in targets if key in fields[a]]
-        if not matched:
-            raise UserError(f"--set {item}: no selected algorithm has a setting '{key}' "
-                            f"(settings: " + "; ".join(f"{a}: {', '.join(sorted(fields[a]))}" for a in targets) + ")")
-        if key == "features" and benchmark is not None:
-            from benchmarks.core.features import used_kind
-
-            if used_kind(benchmark, value) != value:     # a stand-in would run: refuse the other name
-                raise UserError(f"--set {item}: {benchmark} ships no graph2vec features; say what should run: "
-                                f"--set features={used_kind(benchmark, value)} (what the default stands in with)")
-        for algo in matched:
-            overrides[algo][key] = value
-    return overrides
-
-
 def summarize(paths) -> dict:
-    """Per run label: trials, mean final regret with a 95% t-interval (its low end clipped at 0, as
-    regret is >= 0), compute seconds per trial."""
+    """Per run label: trials, those without an incumbent (`no_incumbent`: no feasible architecture found,
+    or no finite validation loss), mean final regret of the others with a 95% t-interval (its low end
+    clipped at 0, as regret is >= 0), compute seconds per trial."""
     import math
 
     import numpy as np
@@ -93,8 +46,10 @@ def summarize(paths) -> dict:
         by_algo.setdefault(record_label(record), []).append(record)
     summary = {}
     for algo, records in by_algo.items():
-        mean, low, high = t_interval(final_regrets(records))
-        summary[algo] = {"trials": len(records), "mean_final_regret": mean, "ci95_half_width": (high - low) / 2,
+        mean, low, high = t_interval(final_regrets(records))     # of the trials that found an incumbent
+        finals = final_regrets(records)
+        summary[algo] = {"trials": len(records), "no_incumbent": int(np.sum(~np.isfinite(finals))),
+                         "mean_final_regret": mean, "ci95_half_width": (high - low) / 2,
                          "ci95_low": max(0.0, low) if math.isfinite(low) else low, "ci95_high": high,
                          "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records])),
                          "table_used_up_hours": [r["table_used_up_s"] / 3600.0 for r in records
@@ -166,59 +121,35 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
     with the same results. One run at a time may write to a results folder (per benchmark).
     """
     import signal
-    from pathlib import Path
 
     from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.run_description import describe_run
     from nasbench_cli.harness.run_lock import run_lock
-    from benchmarks.core.errors import UserError
-    from nasbench_cli.harness.trial import check_label, check_objectives_fit, check_problem, scoring_problem
-    from optimizers.registry import make_algorithm, parse_algo_list
+    from nasbench_cli.harness.trial import check_objectives_fit, check_problem
+    from optimizers.registry import make_algorithm
 
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        dask_choice = _backend_choice(backend, jobs, scheduler)
-        algos = parse_algo_list(algo_text, benchmark_name)
-        if label is not None:
-            if len(algos) != 1:
-                raise UserError(f"--label names one run: give one --algo, not {len(algos)}")
-            check_label(label)
-        overrides = parse_overrides(set_items, algos, benchmark_name)
-        max_jobs = None
-        from benchmarks.core.registry import budget_in_clock_units
-
-        budget_hours = budget_in_clock_units(benchmark_name, budget_hours, budget_evals)
-        if budget_kind == "release":
-            max_jobs, trials, budget_hours = _release_budget(algos, trials, workers)
-        objectives, constraints = scoring_problem(benchmark_name, objectives_text or (), constraint_texts)
-        for algo in algos:                                      # every setting checked before anything is written
-            check_objectives_fit(make_algorithm(algo, overrides.get(algo), benchmark_name), algo, objectives)
-        _refuse_name_clashes(algos)
+        backend_choice = _backend_choice(backend, jobs, scheduler)
+        release = budget_kind == "release"
+        trials_given = click.get_current_context().get_parameter_source("trials") == \
+            click.core.ParameterSource.COMMANDLINE
+        description = describe_run(
+            algo_text, benchmark_name, trials=trials if trials_given or not release else None, seed=seed,
+            budget_hours=budget_hours, budget_evals=budget_evals, workers=workers, set_items=set_items,
+            release=release, objectives=objectives_text or (), constraints=constraint_texts, label=label,
+            isolate=isolate, out=out, overwrite=overwrite, data_dir=data_dir, jobs=jobs, backend=backend_choice)
+        for algo in description.algos:                          # every setting checked before anything is written
+            check_objectives_fit(make_algorithm(algo, description.overrides_of(algo), benchmark_name), algo,
+                                 description.objectives)
+        _refuse_name_clashes(description.algos)
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
-        if objectives or constraints:                          # an unsatisfiable constraint: one line, now
-            check_problem(benchmark, objectives, constraints)
-        with run_lock(Path(out), benchmark_name):
-            _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed,
-                        Path(out), overwrite, data_dir, as_json, label, dask_choice, max_jobs, isolate,
-                        objectives, constraints)
+        if description.objectives or description.constraints:  # an unsatisfiable constraint: one line, now
+            check_problem(benchmark, description.objectives, description.constraints)
+        with run_lock(description.out, benchmark_name):
+            _run_locked(description, benchmark, as_json)
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _release_budget(algos, trials, workers) -> tuple[dict, int, float]:
-    """({algo: job cap or None}, trials, budget hours) for `--budget release`; UserError for an algorithm
-    the release's notebook does not run, or for simulated workers (it trains one architecture at a time)."""
-    from benchmarks.core.errors import UserError
-
-    others = [a for a in algos if a not in RELEASE_JOBS]
-    if others:
-        raise UserError(f"--budget release covers the release notebook's algorithms ({', '.join(RELEASE_JOBS)}), "
-                        f"not {', '.join(others)}")
-    if workers != 1:
-        raise UserError("--budget release is the release's sequential protocol: use one worker")
-    source = click.get_current_context().get_parameter_source("trials")
-    if source != click.core.ParameterSource.COMMANDLINE:
-        trials = RELEASE_TRIALS
-    return {a: RELEASE_JOBS[a] for a in algos}, trials, RELEASE_BUDGET_HOURS
 
 
 def _backend_choice(backend, jobs, scheduler):
@@ -240,36 +171,34 @@ def _backend_choice(backend, jobs, scheduler):
     return choice
 
 
-def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hours, jobs, workers, seed, out,
-                overwrite, data_dir, as_json, label=None, dask_choice=None, max_jobs=None, isolate=False,
-                objectives=(), constraints=()):
-    """The run itself, while this process holds the results folder's lock."""
+def _run_locked(run, benchmark, as_json: bool):
+    """The run `run` (a RunDescription) itself, while this process holds the results folder's lock."""
     import math
     import os
 
-    from nasbench_cli.harness.runner import execute, plan_trials, remove_stale_temp_files, trial_path
-    from nasbench_cli.harness.trial import current_scores_checksum, default_label
-
     from benchmarks.core.registry import get_spec
+    from nasbench_cli.harness.runner import execute, plan_trials, remove_stale_temp_files
+    from nasbench_cli.harness.trial import current_scores_checksum
+    from nasbench_cli.results.files import trial_path
 
+    benchmark_name, out, algos, jobs = run.benchmark, run.out, list(run.algos), run.jobs
     spec = get_spec(benchmark_name)
-    budget_s = budget_hours * spec.clock_unit_s
     remove_stale_temp_files(out, benchmark_name)
-    scores = {algo: current_scores_checksum(benchmark, algo, overrides.get(algo)) for algo in algos}
-    todo, done = plan_trials(out, benchmark_name, algos, trials, seed, budget_s, overrides, overwrite, scores,
-                             workers, benchmark.checksum, label, max_jobs, isolate, objectives, constraints)
+    scores = {algo: current_scores_checksum(benchmark, algo, run.overrides_of(algo)) for algo in algos}
+    todo, done = plan_trials(run, scores, benchmark.checksum)
     cores = os.cpu_count() or 1
     if jobs is not None and jobs > cores and not as_json:
         click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
     jobs = max(1, min(jobs or cores, len(todo)))    # never more processes than trials to run
     errors = []
-    regret_word = "HV regret" if objectives else "regret"
+    regret_word = "HV regret" if run.objectives else "regret"
     if todo:
-        _preflight(benchmark, sorted({spec.algo for spec in todo}, key=algos.index), overrides, quiet=as_json)
+        _preflight(benchmark, sorted({spec.algo for spec in todo}, key=algos.index), run.overrides_by_algo(),
+                   quiet=as_json)
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        if dask_choice is not None and not as_json:
-            click.echo(f"running {len(todo)} trial{'s' if len(todo) != 1 else ''} on {dask_choice.describe()}",
+        if run.backend is not None and not as_json:
+            click.echo(f"running {len(todo)} trial{'s' if len(todo) != 1 else ''} on {run.backend.describe()}",
                        err=True)
 
         with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -296,12 +225,11 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 progress.update(task, last=last)
 
             try:
-                if dask_choice is None:
-                    _, errors = execute(todo, jobs, data_dir, on_done,
+                if run.backend is None:
+                    _, errors = execute(todo, jobs, on_done,
                                         on_progress if progress.live.console.is_terminal and not as_json else None)
                 else:
-                    _, errors = _execute_on_dask(todo, dask_choice, benchmark, algos, overrides, out, done,
-                                                 on_done)
+                    _, errors = _execute_on_dask(todo, run, benchmark, done, on_done)
             except KeyboardInterrupt as interrupt:
                 finished = sum(1 for spec in todo if spec.path.is_file())
                 how = "terminated" if isinstance(interrupt, Terminated) else "interrupted"
@@ -310,13 +238,12 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130)
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
-    labels = [label] if label else [default_label(a, overrides.get(a), benchmark_name, workers, bool(max_jobs))
-                                    for a in algos]
-    paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(trials)]
+    labels = [run.label_of(a) for a in algos]
+    paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(run.trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
         budget_key = "budget_evaluations" if spec.clock == "evaluations" else "budget_hours"
-        echo_json({"benchmark": benchmark_name, budget_key: budget_hours, "workers": workers, "out": str(out),
+        echo_json({"benchmark": benchmark_name, budget_key: run.budget, "workers": run.workers, "out": str(out),
                    "ran": len(todo) - len(errors), "skipped": len(done), "errors": errors,
                    "algorithms": {a: {k: (None if isinstance(v, float) and math.isnan(v) else v)
                                       for k, v in s.items()} for a, s in summary.items()}})
@@ -325,6 +252,8 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
             if label in summary:
                 s = summary[label]
                 n = f"{s['trials']} trial{'s' if s['trials'] != 1 else ''}"
+                if s["no_incumbent"] and s["no_incumbent"] < s["trials"]:   # as `report`: 3 trials (2 none)
+                    n += f" ({s['no_incumbent']} none)"
                 if math.isnan(s["mean_final_regret"]):
                     regret = f"no incumbent in any of its {n}"
                 elif math.isnan(s["ci95_low"]):
@@ -332,7 +261,7 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
                 else:
                     regret = (f"final regret {s['mean_final_regret']:.4f} (95% CI {s['ci95_low']:.4f}–"
                               f"{s['ci95_high']:.4f}, {n})")
-                if objectives:
+                if run.objectives:
                     regret = regret.replace("final regret", "final HV regret")
                 click.echo(f"{label:<8} {regret}, {s['compute_s_per_trial']:.2f} s compute per trial")
                 used = s["table_used_up_hours"]
@@ -347,12 +276,13 @@ def _run_locked(algos, overrides, benchmark, benchmark_name, trials, budget_hour
         raise click.exceptions.Exit(1)
 
 
-def _execute_on_dask(todo, choice, benchmark, algos, overrides, out, done, on_done):
-    """Run `todo` on a Dask cluster; the scheduler going away is one line (exit 1), files kept."""
+def _execute_on_dask(todo, run, benchmark, done, on_done):
+    """Run `todo` on the run's Dask cluster; the scheduler going away is one line (exit 1), files kept."""
     from nasbench_cli.harness.dask_backend import SchedulerLost, execute_dask, gather_inputs
 
+    out, choice = run.out, run.backend
     try:
-        inputs = gather_inputs(benchmark, algos, overrides, compress=choice.local_workers is None)
+        inputs = gather_inputs(benchmark, run.algos, run.overrides_by_algo(), compress=choice.local_workers is None)
         return execute_dask(todo, choice, inputs, benchmark, on_done)
     except SchedulerLost as lost:
         finished = sum(1 for spec in todo if spec.path.is_file())

@@ -1,7 +1,7 @@
 """The critical-difference diagram across benchmarks (Demšar 2006, drawn as autorank draws it)."""
 import numpy as np
 
-from nasbench_cli.figures.plotting import DEFAULT_OPTIONS, FigureOptions, algo_style
+from nasbench_cli.figures.style import DEFAULT_OPTIONS, FigureOptions, algo_style
 
 
 def cd_figure(result: dict, options: FigureOptions = DEFAULT_OPTIONS):

@@ -4,7 +4,7 @@ loss against the first hardware objective of a multi-objective run (with three o
 projection onto those two, each trial's front re-filtered there)."""
 import numpy as np
 
-from nasbench_cli.figures.plotting import DEFAULT_OPTIONS, _legend, _title, line_style, _label
+from nasbench_cli.figures.style import DEFAULT_OPTIONS, _label, _legend, _title, line_style
 
 
 def scored_front(benchmark, space, front) -> np.ndarray:
@@ -40,7 +40,7 @@ def front_figure(benchmark_name: str, per_algo: dict, options=DEFAULT_OPTIONS):
     from benchmarks.core.objectives import OBJECTIVES, natural
     from benchmarks.core.pareto import nondominated, objective_space
     from benchmarks.core.registry import load_benchmark
-    from nasbench_cli.harness.trial import scoring_problem
+    from benchmarks.core.problem import scoring_problem
 
     first = next(rs[0] for rs in per_algo.values() if rs)
     benchmark = load_benchmark(benchmark_name)

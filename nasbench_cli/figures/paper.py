@@ -3,7 +3,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nasbench_cli.figures.plotting import _rc, save_figure
+from nasbench_cli.figures.plotting import save_figure
+from nasbench_cli.figures.style import _rc
 
 BASELINE_STYLE = {"lstm": ("LSTM", "tab:red", "*"), "gru": ("GRU", "tab:green", "D"),
                   "rnn": ("RNN", "tab:purple", "s")}

@@ -140,7 +140,7 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
     hold no test losses). UserError if this worker's environment would not give the client's results;
     TrialFailed (one line) if the algorithm raises."""
     from nasbench_cli.results.fingerprint import environment_fingerprint, fingerprint_difference
-    from nasbench_cli.harness.runner import trial_failure
+    from nasbench_cli.harness.failures import trial_failure
     from nasbench_cli.harness.trial import isolated_if, load_features, unscored_record
     from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
@@ -222,7 +222,7 @@ def execute_dask(specs, choice: SchedulerChoice, inputs: TrialInputs, benchmark,
     scored with `benchmark`'s test losses and written here, as it arrives. SchedulerLost if the scheduler
     goes away (finished files kept)."""
     from nasbench_cli.harness.runner import failure_line, write_record
-    from nasbench_cli.harness.trial import score_record
+    from nasbench_cli.results.scoring import score_record
 
     distributed = import_distributed()
     import logging

@@ -117,7 +117,7 @@ def _receive(stream):
 
 def serve(requests, replies) -> None:
     """The child's loop: build the algorithm, then answer start/ask/tell/finish until finish."""
-    from nasbench_cli.harness.runner import trial_failure
+    from nasbench_cli.harness.failures import trial_failure
     from optimizers.registry import make_algorithm
 
     algorithm, jobs, sequence = None, {}, 0

@@ -12,12 +12,13 @@ import os
 import signal
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.core.atomic import write_json_atomic
 from benchmarks.core.errors import UserError
-from nasbench_cli.results.files import load_trial, trial_path
+from nasbench_cli.harness.failures import TrialFailed, trial_failure
+from nasbench_cli.harness.run_description import RunDescription, TrialSpec
+from nasbench_cli.results.files import load_trial
 
 WORKER_ENV = {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
               "MKL_NUM_THREADS": "1",
@@ -26,62 +27,34 @@ WORKER_ENV = {"PYTHONHASHSEED": "0", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREA
               "PYTHONSAFEPATH": "1"}
 
 
-@dataclass(frozen=True)
-class TrialSpec:
-    """One trial to run and where its result goes."""
-    benchmark: str
-    algo: str
-    trial: int
-    seed: int
-    budget_s: float
-    overrides: tuple            # ((key, text), ...) setting overrides for this algorithm
-    settings_hash: str
-    path: Path
-    workers: int = 1            # simulated workers training side by side
-    label: str = ""             # results folder name: algo, or algo@Kw
-    max_jobs: int | None = None  # jobs started at most (`--budget release`), or None: the time budget only
-    isolate: bool = False       # run the algorithm in its own process (`--isolate`)
-    objectives: tuple = ()      # multi-objective run: objective names (`--objectives`), else ()
-    constraints: tuple = ()     # constraint texts (`--constraint`), else ()
-
-
 def read_existing(path: Path) -> dict | None:
     """A finished trial's record, or None if there is none; UserError if the file is malformed."""
     return load_trial(path) if Path(path).is_file() else None
 
 
-def plan_trials(out: Path, benchmark: str, algos: list[str], trials: int, seed: int, budget_s: float,
-                overrides: dict, overwrite: bool, scores_checksums: dict | None = None, workers: int = 1,
-                data_checksum: str | None = None, label: str | None = None,
-                max_jobs: dict | None = None, isolate: bool = False, objectives: tuple = (),
-                constraints: tuple = ()) -> tuple[list[TrialSpec], list[Path]]:
-    """Trials still to run, and the result files already done; refuses files made with other settings
-    or (when `data_checksum` is given) from other data. `max_jobs`: {algo: job cap} for a count budget.
+def plan_trials(run: RunDescription, scores_checksums: dict | None = None,
+                data_checksum: str | None = None) -> tuple[list[TrialSpec], list[Path]]:
+    """The trials of `run` still to run, and the result files already done; refuses files made with other
+    settings or (when `data_checksum` is given) from other data.
 
     `scores_checksums`: {algo: checksum of the training-free scores it would read now} for the
     proxy-guided algorithms; a file made from other scores is refused too.
     """
-    from nasbench_cli.harness.trial import check_label, default_label, settings_hash
     from optimizers.plugins import same_source
-    from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
+    from optimizers.registry import algorithm_source
 
     scores_checksums = scores_checksums or {}
+    budget_s, objectives, constraints = run.budget_s, run.objectives, run.constraints
 
     todo, done, conflicts, other_data, other_code = [], [], [], [], []
-    for algo in algos:
-        algo_overrides = overrides.get(algo, {})
-        settings = make_algorithm(algo, algo_overrides, benchmark).settings_dict()
-        name, source = algorithm_name(algo), algorithm_source(algo)
-        cap = (max_jobs or {}).get(algo)
-        expected = settings_hash(benchmark, name, settings, budget_s, workers, cap, objectives, constraints)
-        algo_label = check_label(label) if label else default_label(algo, algo_overrides, benchmark, workers,
-                                                                    bool(max_jobs))
-        for k in range(trials):
-            path = trial_path(out, benchmark, algo_label, k)
-            spec = TrialSpec(benchmark, algo, k, seed + k, budget_s, tuple(sorted(algo_overrides.items())),
-                             expected, path, workers, algo_label, cap, isolate, tuple(objectives),
-                             tuple(str(c) for c in constraints))
-            existing = None if overwrite else read_existing(path)
+    for algo in run.algos:
+        source = algorithm_source(algo)
+        expected = run.settings_hash_of(algo)
+        algo_label = run.label_of(algo)
+        for k in range(run.trials):
+            spec = run.trial(algo, k, expected, algo_label)
+            path, seed = spec.path, run.seed
+            existing = None if run.overwrite else read_existing(path)
             if existing is None:
                 todo.append(spec)
                 continue
@@ -174,21 +147,19 @@ def die_with_parent(parent_pid: int) -> None:
     threading.Thread(target=watch, name="nasbench-parent-watch", daemon=True).start()
 
 
-def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None, progress_path=None) -> dict:
+def run_and_write(spec: TrialSpec, parent_pid: int | None = None, progress_path=None) -> dict:
     """Worker: run one trial and write its result file atomically; returns a short summary.
     `parent_pid`: the run's process, whose death ends this worker. `progress_path`: where the trial
     reports how far it is (nasbench_cli.harness.trial_progress)."""
     from nasbench_cli.harness import trial_progress
-    from nasbench_cli.harness.trial import run_trial
+    from nasbench_cli.harness.trial import run_trial_spec
 
     if parent_pid is not None:
         die_with_parent(parent_pid)
 
     try:
         with trial_progress.reporting_to(progress_path):
-            record = run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s,
-                               dict(spec.overrides), data_dir, spec.workers, spec.label or None, spec.max_jobs,
-                               spec.isolate, spec.objectives, spec.constraints)
+            record = run_trial_spec(spec)
     except UserError:
         raise
     except KeyboardInterrupt as exc:
@@ -200,18 +171,6 @@ def run_and_write(spec: TrialSpec, data_dir, parent_pid: int | None = None, prog
     return write_record(spec, record)
 
 
-def trial_failure(exc: BaseException) -> "TrialFailed":
-    """One line for what an algorithm's code raised, where no Ctrl-C can arrive (a worker): its
-    sys.exit() or KeyboardInterrupt ends its own trial, not the run."""
-    if type(exc).__name__ == "IsolatedFailure":       # already one line, from the isolated process
-        return TrialFailed(str(exc))
-    if isinstance(exc, SystemExit):
-        return TrialFailed(f"the algorithm called sys.exit({exc.code!r}) ({where_raised(exc)})")
-    if isinstance(exc, KeyboardInterrupt):
-        return TrialFailed(f"KeyboardInterrupt raised by the algorithm's code, not a Ctrl-C ({where_raised(exc)})")
-    return TrialFailed(f"{type(exc).__name__}: {exc} ({where_raised(exc)})")
-
-
 def write_record(spec: TrialSpec, record: dict) -> dict:
     """Write `record`, the result of `spec`, atomically to its file; returns a short summary."""
     if record["settings_hash"] != spec.settings_hash:
@@ -221,25 +180,10 @@ def write_record(spec: TrialSpec, record: dict) -> dict:
             "compute_s": record["compute_s"], "path": str(spec.path)}
 
 
-class TrialFailed(Exception):
-    """A trial raised: the exception's type, message and where it was raised, as one line."""
-
-
 def failure_line(spec: TrialSpec, exc: BaseException) -> str:
     """The run's one-line report of a failed trial."""
     what = str(exc) if isinstance(exc, TrialFailed) else f"{type(exc).__name__}: {exc}"
     return f"{spec.label or spec.algo} trial {spec.trial}: {what}"
-
-
-def where_raised(exc: BaseException) -> str:
-    """'raised in FILE:LINE, in FUNCTION' for the innermost frame of `exc`'s traceback."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return "raised outside Python code"
-    frame = frames[-1]
-    return f"raised in {frame.filename}:{frame.lineno}, in {frame.name}"
 
 
 def remove_stale_temp_files(out: Path, benchmark: str) -> int:
@@ -254,7 +198,7 @@ def remove_stale_temp_files(out: Path, benchmark: str) -> int:
     return removed
 
 
-def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None,
+def execute(specs: list[TrialSpec], jobs: int, on_done=None,
             on_progress=None) -> tuple[list[dict], list[str]]:
     """Run `specs` on `jobs` worker processes; returns (summaries, errors). Ctrl-C stops the workers;
     finished trials are already on disk, unfinished ones leave no result file. `on_progress({spec:
@@ -271,7 +215,7 @@ def execute(specs: list[TrialSpec], jobs: int, data_dir, on_done=None,
     progress_dir = Path(tempfile.mkdtemp(prefix="nasbench-progress-")) if on_progress is not None else None
     try:
         while pending:
-            crashed = _run_batch(executor, pending, data_dir, summaries, errors, on_done, last_try=alone,
+            crashed = _run_batch(executor, pending, summaries, errors, on_done, last_try=alone,
                                  progress_dir=progress_dir, on_progress=on_progress)
             # A worker process that died (os._exit in an algorithm, a segfault, the OOM killer) fails every
             # trial the executor held; each is run again alone, so the one that ends its process is named and
@@ -291,7 +235,7 @@ def _executor(jobs: int):
                                  initializer=die_with_parent, initargs=(os.getpid(),))
 
 
-def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: bool, progress_dir=None,
+def _run_batch(executor, specs, summaries, errors, on_done, last_try: bool, progress_dir=None,
                on_progress=None) -> list[TrialSpec]:
     """Run `specs` (one at a time when `last_try`); append to `summaries`/`errors`; return the specs lost
     to a worker process's death (to run again), unless `last_try`, when they are errors."""
@@ -305,11 +249,11 @@ def _run_batch(executor, specs, data_dir, summaries, errors, on_done, last_try: 
         if last_try:
             for spec in specs:              # alone, a dying process names its trial
                 executor = _executor(1)
-                future = executor.submit(run_and_write, spec, data_dir, os.getpid(), progress_path(spec))
+                future = executor.submit(run_and_write, spec, os.getpid(), progress_path(spec))
                 futures[future] = spec
                 future.exception()          # wait for it
         else:
-            futures.update({executor.submit(run_and_write, spec, data_dir, os.getpid(), progress_path(spec)): spec
+            futures.update({executor.submit(run_and_write, spec, os.getpid(), progress_path(spec)): spec
                             for spec in specs})
         for future in _as_completed(futures, on_progress, progress_path):
             spec = futures[future]

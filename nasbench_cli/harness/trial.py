@@ -1,37 +1,12 @@
 """Run one trial of one algorithm on one benchmark and return its self-describing result record."""
 import hashlib
-import json
 import time
 
 import numpy as np
 
-RESULT_FORMAT = "nasbench-trial/2"   # /1: before `best_arch` became `benchmark_best_arch`
-
-
-def settings_hash(benchmark: str, algo: str, settings: dict, budget_s: float, workers: int = 1,
-                  max_jobs: int | None = None, objectives=(), constraints=()) -> str:
-    """Stable hash of everything that defines a trial's outcome except its seed. One worker, no job
-    cap, one objective and no constraints hash as before those existed, so earlier result files and
-    baselines stay valid."""
-    fields = {"benchmark": benchmark, "algo": algo, "settings": settings, "budget_s": budget_s}
-    if workers != 1:
-        fields["workers"] = int(workers)
-    if max_jobs is not None:
-        fields["max_jobs"] = int(max_jobs)
-    if objectives:
-        fields["objectives"] = list(objectives)
-    if constraints:
-        fields["constraints"] = [str(c) for c in constraints]
-    return hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def run_label(algo: str, workers: int = 1) -> str:
-    """The default name a run is compared under (and its results folder): `hb`, or `hb@4w` with 4
-    workers; `nasbench run --label` sets another."""
-    return algo if workers == 1 else f"{algo}@{int(workers)}w"
-
-
-from optimizers.labels import LABEL_PATTERN, check_label  # noqa: E402,F401  (re-exported)
+from benchmarks.core.problem import scoring_problem
+from nasbench_cli.results.record import RESULT_FORMAT, check_label, package_versions, run_label, settings_hash
+from nasbench_cli.results.scoring import score_record
 
 
 def settings_suffix(algo: str, overrides: dict | None, benchmark: str | None = None) -> str:
@@ -63,19 +38,6 @@ def default_label(algo: str, overrides: dict | None, benchmark: str | None, work
         raise UserError(f"the settings of {algorithm_name(algo)} make the label '{label[:40]}...' longer than "
                         "64 characters; name the run with --label")
     return check_label(label)
-
-
-def package_versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
-    versions = {}
-    for package in ("nasbench", "numpy", "scipy", "xgboost-cpu", "xgboost", "hyperopt", "smac",
-                    "ConfigSpace", "gensim", "scikit-learn", "torch"):
-        try:
-            versions[package] = version(package)
-        except PackageNotFoundError:
-            pass
-    return versions
 
 
 def load_features(benchmark, kind: str | None):
@@ -129,40 +91,6 @@ def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, 
     return env
 
 
-def scoring_problem(benchmark: str, objectives=(), constraints=()) -> tuple[tuple, tuple]:
-    """(objective names, Constraint objects) of a run from names or 'a,b' text and constraint texts or
-    objects; () for the default single-objective run (also when only the loss objective is named);
-    UserError (one line) for anything the benchmark lacks."""
-    from benchmarks.core.constraints import Constraint, parse_constraints
-    from benchmarks.core.errors import UserError
-    from benchmarks.core.objectives import loss_objective, parse_objectives
-
-    text = objectives if isinstance(objectives, str) else ",".join(objectives or ())
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    loss = loss_objective(benchmark)
-    if names == [loss]:
-        names = []
-    elif len(names) == 1:
-        parse_objectives(f"{names[0]},{loss}", benchmark)         # an unknown name: that one line
-        raise UserError(f"the single objective on '{benchmark}' is '{loss}'; to budget '{names[0]}' use "
-                        f"--constraint (e.g. '{names[0]}<=...'), to search both --objectives {loss},{names[0]}")
-    names = parse_objectives(",".join(names), benchmark) if names else ()
-    if names:
-        from benchmarks.core.pareto import require_moocore
-
-        require_moocore()
-    texts = [c for c in (constraints or ()) if not isinstance(c, Constraint)]
-    parsed = tuple(c for c in (constraints or ()) if isinstance(c, Constraint)) + parse_constraints(texts, benchmark)
-    return names, tuple(dict.fromkeys(parsed))
-
-
-def job_log(history) -> dict:
-    """Per finished job, parallel to the trajectory: when a worker took it (simulated seconds), which
-    worker, the checkpoint it continued from, and its non-training overhead (seconds)."""
-    return {"start_s": list(history.start_s), "worker": list(history.worker),
-            "from_epoch": list(history.from_epoch), "overhead_s": list(history.overhead_s)}
-
-
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
               overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None,
               max_jobs: int | None = None, isolate: bool = False, objectives=(), constraints=()) -> dict:
@@ -177,6 +105,14 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
     algorithm = isolated_if(isolate, algo, overrides, benchmark_name, make_algorithm(algo, overrides, benchmark_name))
     return trial_record(benchmark, algorithm, algorithm_name(algo), algorithm_source(algo), trial, seed, budget_s,
                         workers, label, max_jobs=max_jobs, objectives=objectives, constraints=constraints)
+
+
+def run_trial_spec(spec) -> dict:
+    """Run one trial of a run (`run_description.TrialSpec`: the run's description, the algorithm and the
+    trial's number) and return its result record; what a worker process runs."""
+    return run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s, dict(spec.overrides),
+                     spec.run.data_dir, spec.workers, spec.label or None, spec.max_jobs, spec.isolate,
+                     spec.objectives, spec.constraints)
 
 
 def isolated_if(isolate: bool, algo: str, overrides, benchmark_name: str, algorithm):
@@ -257,39 +193,14 @@ def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial:
     return record
 
 
-SCORED_ORDER = ("format", "benchmark", "algo", "label", "algorithm_source", "workers", "trial", "seed", "budget_s",
-                "settings", "settings_hash", "versions", "data_checksum", "scores_checksum", "scored_cells",
-                "l_star", "benchmark_best_arch", "n_evaluations", "simulated_time_s", "final_regret",
-                "compute_s", "wall_s", "trajectory", "jobs", "max_jobs", "isolated", "table_used_up_s",
-                "objectives", "constraints", "hv_space", "front")
-
-
-def score_record(unscored: dict, benchmark) -> dict:
-    """The result record of an `unscored_record`: its regret trajectory, L* and the benchmark's best
-    architecture from `benchmark`'s test losses (read now if it was loaded without them, then dropped)."""
-    from benchmarks.core.registry import load_test_losses
-    from benchmarks.core.regret import final_regret, trajectory
-
-    scoring = load_test_losses(benchmark)
-    history = unscored["history"]
-    traj = trajectory(scoring, history)
-    fields = dict(unscored, l_star=scoring.l_star, benchmark_best_arch=scoring.best_id)
-    if unscored.get("objectives") or unscored.get("constraints"):
-        fields.update(front_fields(scoring, unscored, traj))
-    fields.update(n_evaluations=len(traj["time_s"]), final_regret=final_regret(traj), trajectory=traj,
-                  jobs=job_log(history))
-    used_up = table_used_up_s(history, scoring.search.n)
-    if used_up is not None:
-        fields["table_used_up_s"] = used_up
-    return {key: fields[key] for key in SCORED_ORDER if key in fields}
-
-
 def check_problem(benchmark, objectives, constraints) -> None:
-    """UserError (one line) if no architecture of a loaded `benchmark` satisfies the constraints."""
+    """UserError (one line) if no architecture of a loaded `benchmark` satisfies the constraints (texts or
+    parsed)."""
     from benchmarks.core.objectives import loss_objective
     from benchmarks.core.pareto import objective_space
     from benchmarks.core.registry import load_test_losses
 
+    objectives, constraints = scoring_problem(benchmark.name, objectives, constraints)
     objective_space(load_test_losses(benchmark), objectives or (loss_objective(benchmark.name),), constraints)
 
 
@@ -300,42 +211,3 @@ def check_objectives_fit(algorithm, name: str, objectives) -> None:
     if getattr(algorithm, "multi_objective", False) and not objectives:
         raise UserError(f"'{name}' is a multi-objective algorithm: name two or three objectives with "
                         "--objectives (e.g. logppl,params)")
-
-
-def front_fields(scoring, record: dict, traj: dict) -> dict:
-    """A multi-objective or constrained trial's scores (replacing `traj`'s regret and incumbents in
-    place): HV regret, or regret against the best feasible architecture, per job (front_regret); L*
-    and the best architecture of the feasible table; with several objectives the normalisation
-    (`hv_space`) and the final front ([recepie_id, epoch] pairs, lowest test loss first)."""
-    from benchmarks.core.front_regret import front_trajectory
-    from benchmarks.core.objectives import loss_objective
-    from benchmarks.core.pareto import objective_space
-
-    objectives, constraints = scoring_problem(scoring.name, record.get("objectives") or (), record.get("constraints") or ())
-    names = objectives or (loss_objective(scoring.name),)
-    space = objective_space(scoring, names, constraints)
-    rows = scoring.search.indices_of(traj["arch"])
-    scored = front_trajectory(scoring, space, rows, traj["epochs"])
-    ids = scoring.search.ids
-    traj["regret"] = scored["regret"]
-    traj["incumbent"] = [None if inc is None else int(ids[inc[0]]) for inc in scored["incumbent"]]
-    traj["incumbent_epoch"] = [None if inc is None else int(inc[1]) for inc in scored["incumbent"]]
-    best = int(np.argmin(space.front_points[:, space.loss_column]))
-    fields = {"l_star": scored["l_star"], "benchmark_best_arch": int(ids[space.front_rows[best]])}
-    if objectives:
-        fields["hv_space"] = space.record_fields()
-        fields["front"] = [[int(ids[row]), int(epoch)] for row, epoch in scored["front"]]
-    return fields
-
-
-def table_used_up_s(history, n_architectures: int) -> float | None:
-    """The simulated second at which the trial started its last untried architecture, when it started
-    every one of the table's (later jobs could only continue trained ones); None if it never did. A
-    result past that hour measures the table's size as much as the algorithm."""
-    seen = set()
-    for arch, start_s in zip(history.arch, history.start_s):
-        if arch not in seen:
-            seen.add(arch)
-            if len(seen) == n_architectures:
-                return float(start_s)
-    return None

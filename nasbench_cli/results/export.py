@@ -109,7 +109,7 @@ def fronts_table(results):
     from benchmarks.core.objectives import OBJECTIVES, natural
     from benchmarks.core.pareto import objective_space
     from benchmarks.core.registry import load_benchmark
-    from nasbench_cli.harness.trial import scoring_problem
+    from benchmarks.core.problem import scoring_problem
 
     pandas = _pandas()
     rows, spaces = [], {}

@@ -1,6 +1,6 @@
 """Find, read and validate the per-trial result files written by `nasbench run`.
 
-Layout: `OUT/<benchmark>/<label>/trial-<k>.json`, one record of `nasbench_cli.harness.trial.run_trial` each;
+Layout: `OUT/<benchmark>/<label>/trial-<k>.json`, one record (`nasbench_cli.results.record`) each;
 the label is the algorithm's name, with `@Kw` when K > 1 simulated workers ran it (`hb@4w`), so runs of
 one algorithm at several worker counts sit side by side and are compared as separate entries.
 Anything else in those folders (temporary `.trial-3.json.XXXX.tmp` files of a killed run, figures,
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from benchmarks.core.errors import UserError
 
-RESULT_FORMAT = "nasbench-trial/2"
+from nasbench_cli.results.record import RESULT_FORMAT
 OLD_FORMATS = ("nasbench-trial/1",)   # read and upgraded in memory (`upgrade`); every field: docs/result-format.md
 TRIAL_FILE = re.compile(r"^trial-(0|[1-9]\d*)\.json$")   # canonical names only: trial-01.json is not trial 1
 TRAJECTORY_KEYS = ("time_s", "regret", "incumbent", "incumbent_epoch", "arch", "epochs")
@@ -198,7 +198,7 @@ def _consistency_problem(record: dict, traj: dict, workers: int) -> str | None:
     """What a hand edit would break: regrets >= 0, final regret = the last regret, times within the
     budget, the settings hash of the settings recorded, the label of the algorithm and workers, and a
     job log parallel to the trajectory."""
-    from nasbench_cli.harness.trial import LABEL_PATTERN, settings_hash
+    from nasbench_cli.results.record import LABEL_PATTERN, settings_hash
 
     regrets = traj["regret"]
     if any(r is not None and r < 0 for r in regrets):
@@ -492,7 +492,7 @@ def verify_against_data(results: Results) -> None:
 def _check_front_regrets(benchmark, record: dict, where: str) -> None:
     """A multi-objective or constrained record: recompute its regrets, incumbents, L*, normalisation
     and final front from the jobs it lists; UserError naming the file if anything differs."""
-    from nasbench_cli.harness.trial import front_fields
+    from nasbench_cli.results.scoring import front_fields
 
     traj = record["trajectory"]
     recomputed = {key: list(traj[key]) for key in TRAJECTORY_KEYS}

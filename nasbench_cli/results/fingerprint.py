@@ -21,7 +21,7 @@ def code_sha256() -> str:
 
 def environment_fingerprint() -> dict:
     """{"python": "3.12", "code": sha256, "versions": {package: version}} of this process."""
-    from nasbench_cli.harness.trial import package_versions
+    from nasbench_cli.results.record import package_versions
 
     versions = {k: v for k, v in package_versions().items() if k != "nasbench"}
     return {"python": ".".join(platform.python_version_tuple()[:2]), "code": code_sha256(), "versions": versions}
