@@ -125,7 +125,10 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
                                data_dir=data_dir)
     check_objectives_fit(algorithm, name, description.objectives)
     if description.objectives or description.constraints:
-        check_problem(bench, description.objectives, description.constraints)
+        import warnings
+
+        for note in check_problem(bench, description.objectives, description.constraints):
+            warnings.warn(note, stacklevel=2)
     expected = settings_hash(bench.name, name, algorithm.settings_dict(), description.budget_s, workers, None,
                              description.objectives, description.constraints)
     with _results_lock(out, bench.name):          # the CLI's lock: no concurrent run deletes our temp files

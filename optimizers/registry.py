@@ -5,8 +5,8 @@ variant whose `needs` (a class attribute: what it uses of a benchmark, see
 `benchmarks.core.space.OFFERS`) the benchmark `offers` (its catalog entry) runs. So `re` is the
 release's graph2vec evolution on ptb and wt2 and native-space evolution on bert, with the settings
 each was tuned with there. A name none of whose variants fits is refused in one line that says what is
-missing. The old bert-only names (`bert-re`, ...) are aliases: the same variant, recorded under the
-old name, so existing results and baselines stay valid.
+missing. The old bert-only names (`bert-re`, ...) are refused with their one name (`re`): one name per
+algorithm everywhere, never a second row for the same code.
 
 Entries are strings so that listing does not import xgboost, hyperopt or smac.
 """
@@ -61,7 +61,7 @@ ALGORITHMS = {
     "mo-lcbo": ("multi-objective lcbo: rungs 1/2/9/50, non-dominated promotion of the curve model's prediction, "
                 "new cells the best by hidden covariance of 16; needs --objectives", ("optimizers.multi_objective:MOLearningCurveBO",)),
 }
-# old name -> (name, the benchmark it was made for): the same algorithm, recorded under the old name
+# old name -> (name, the benchmark it was made for): refused with the name to use (same code and settings)
 ALIASES = {"bert-rs": ("rs", "bert"), "bert-bo": ("bo", "bert"), "bert-re": ("re", "bert"),
            "bert-tpe": ("tpe", "bert"), "bert-smac": ("smac", "bert"), "bert-optuna": ("optuna", "bert")}
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
@@ -100,14 +100,17 @@ def _offers(benchmark: str) -> frozenset:
     return get_spec(benchmark).offers
 
 
+def renamed(name: str) -> str:
+    """The one line that refuses an old name (`bert-re`) with the algorithm's one name."""
+    base, made_for = ALIASES[name]
+    return f"'{name}' is an old name: use --algo {base} (on {made_for} it runs the same code and settings)"
+
+
 def variant(name: str, benchmark: str | None = None) -> str:
     """The "module:Class" a built-in name runs on `benchmark` (None: its first variant; an alias: the
     variant of its benchmark); UserError (one line) if none fits."""
     if name in ALIASES:
-        base, made_for = ALIASES[name]
-        if benchmark is not None and benchmark != made_for:
-            raise UserError(f"{name} is the old name of {base} on {made_for}: on {benchmark} use --algo {base}")
-        name, benchmark = base, made_for
+        raise UserError(renamed(name))
     variants = ALGORITHMS[name][1]
     if benchmark is None:
         return variants[0]
@@ -186,6 +189,9 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
              for w in words]
     names = [n for w in words for n in groups.get(w, [w])]
     names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
+    old = [n for n in names if n in ALIASES]
+    if old:
+        raise UserError(renamed(old[0]))
     unknown = [n for n in names if not is_plugin_spec(n) and n not in known]
     if unknown or not names:
         plugins = plugin_names()
@@ -256,7 +262,7 @@ def make_algorithm(name: str, overrides: dict | None = None, benchmark: str | No
         raise UserError(f"plugin {label}: its Settings() failed: {type(exc).__name__}: {exc}") from None
     if not dataclasses.is_dataclass(settings):
         raise UserError(f"plugin {label}: its Settings must be a dataclass (the fields --set changes)")
-    kind_of_run = benchmark or (ALIASES[name][1] if name in ALIASES else None)
+    kind_of_run = benchmark
     if getattr(settings, "features", None) == "encoding" and kind_of_run is not None:
         from benchmarks.core.registry import get_spec
 

@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 
 CELL_ALGORITHMS = ("rs50e", "rs10e", "hb", "asha", "hb-release", "ahb", "bo10d", "bo50d", "re", "tpe", "smac",
                    "prs", "phb", "lcbo", "optuna", "dehb", "smac-mf")
-BERT_ALGORITHMS = ("bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac", "bert-optuna", "rs", "bo", "re", "tpe", "smac", "optuna")
+BERT_ALGORITHMS = ("rs", "bo", "re", "tpe", "smac", "optuna")      # the old bert-* names are refused now
 SEEDS = (0, 1)
 MODEL_BASED = {"bo10d", "bo50d", "tpe", "smac", "optuna", "dehb", "smac-mf", "lcbo"}
 HOURS = {"ptb": lambda algo: 300.0 if algo in MODEL_BASED else 1000.0, "wt2": lambda algo: 200.0,

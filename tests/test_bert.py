@@ -106,7 +106,7 @@ def test_single_fidelity_regret_bookkeeping(bert):
     from nasbench_cli.harness.trial import trial_record
     from optimizers.registry import make_algorithm
 
-    record = trial_record(bert, make_algorithm("bert-rs"), "bert-rs", None, 0, 7, 10 * 3600.0)
+    record = trial_record(bert, make_algorithm("rs", None, "bert"), "rs", None, 0, 7, 10 * 3600.0)
     glue = -bert.search.val_loss[:, 0]
     assert record["l_star"] == pytest.approx(-75.13) and record["benchmark_best_arch"] == 179
     t = record["trajectory"]
@@ -121,14 +121,14 @@ def test_single_fidelity_regret_bookkeeping(bert):
     assert record["final_regret"] == pytest.approx(75.13 - best_so_far[-1])
 
 
-@pytest.mark.parametrize("algo", ["bert-rs", "bert-bo", "bert-re", "bert-tpe", "bert-smac", "bert-optuna"])
+@pytest.mark.parametrize("algo", ["rs", "bo", "re", "tpe", "smac", "optuna"])
 def test_bert_algorithms_are_deterministic_and_train_distinct_architectures(bert, algo):
     from nasbench_cli.harness.trial import trial_record
     from optimizers.registry import make_algorithm
 
     budget = 8 * 3600.0          # about 11 evaluations: past every initial design of 10
-    first = trial_record(bert, make_algorithm(algo), algo, None, 0, 3, budget)
-    again = trial_record(bert, make_algorithm(algo), algo, None, 0, 3, budget)
+    first = trial_record(bert, make_algorithm(algo, None, "bert"), algo, None, 0, 3, budget)
+    again = trial_record(bert, make_algorithm(algo, None, "bert"), algo, None, 0, 3, budget)
     assert first["trajectory"] == again["trajectory"]
     archs = first["trajectory"]["arch"]
     assert len(archs) >= 10 and len(set(archs)) == len(archs)
@@ -139,7 +139,7 @@ def test_bert_re_children_are_snapped_mutations(bert):
     from nasbench_cli.harness.trial import run_algorithm
     from optimizers.registry import make_algorithm
 
-    algorithm = make_algorithm("bert-re")
+    algorithm = make_algorithm("re", None, "bert")
     run_algorithm(bert.search, algorithm, 5, 30 * 3600.0, encodings(bert.search))
     population = algorithm.settings.population
     children = algorithm.members[population:]
@@ -160,7 +160,7 @@ def test_cli_refuses_mismatched_algorithms_in_one_line(tmp_path):
     for args, needle in ((["--algo", "hb", "--benchmark", "bert"], "it needs epochs"),
                          (["--algo", "bo10d", "--benchmark", "bert"], "it needs graph2vec"),
                          (["--algo", "lcbo,rs", "--benchmark", "bert"], "it needs epochs, proxies"),
-                         (["--algo", "bert-re", "--benchmark", "ptb"], "on ptb use --algo re")):
+                         (["--algo", "bert-re", "--benchmark", "bert"], "old name: use --algo re")):
         result = run_cli("run", *args, "--trials", "1", "--out", str(tmp_path))
         assert result.returncode == 2 and needle in result.stderr
         assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
@@ -205,7 +205,7 @@ def test_missing_or_corrupt_bert_files_are_one_line_errors(tmp_path):
     assert missing.returncode == 2 and "not found in" in missing.stderr      # a named folder: no fallback
     (tmp_path / "BERT_benchmark.json").write_text("{not json")
     (tmp_path / "BERT_search_space.json").write_text((bert_data_dir() / "BERT_search_space.json").read_text())
-    corrupt = run_cli("run", "--algo", "bert-rs", "--benchmark", "bert", "--data-dir", str(tmp_path),
+    corrupt = run_cli("run", "--algo", "rs", "--benchmark", "bert", "--data-dir", str(tmp_path),
                       "--out", str(tmp_path / "out"))
     assert corrupt.returncode == 2 and "cannot read" in corrupt.stderr
     for result in (missing, corrupt):

@@ -61,3 +61,88 @@ def test_the_command_line_describes_every_benchmark():
     for name in BENCHMARKS:
         assert name in top.replace("gpt-s, gpt-m, gpt-l", "gpt-s gpt-m gpt-l"), name
     assert "NAS-Bench-NLP data" not in data and "gpt" in data
+
+
+@pytest.mark.parametrize("option, value", [("--constraint", ""), ("--constraint", ","), ("--objectives", ""),
+                                           ("--objectives", ","), ("--objectives", " , ")])
+def test_an_empty_objective_or_constraint_is_one_line_not_a_different_problem(option, value, tmp_path):
+    """A CI line with an unset variable (--constraint "$BUDGET") must not gate on an unconstrained run."""
+    result = nasbench("run", "--algo", "rs10e", "--trials", "1", "--budget-hours", "5", option, value,
+                      "--out", str(tmp_path / "r"))
+    assert result.returncode == 2, result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1 and option in result.stderr
+    assert not (tmp_path / "r").exists()
+
+
+def test_an_objective_the_benchmark_lacks_lists_its_own_objectives():
+    result = nasbench("run", "--algo", "mo-rs", "--objectives", "logppl,latency")
+    assert result.returncode == 2
+    assert "ptb offers logppl, params, flops, epoch_s" in result.stderr
+    assert "perplexity" not in result.stderr and "glue" not in result.stderr
+
+
+def test_run_help_lists_every_benchmarks_objectives_and_budget_from_the_catalog():
+    from benchmarks.core.catalog import BENCHMARKS
+
+    text = " ".join(nasbench("run", "--help").stdout.split())
+    for name, spec in BENCHMARKS.items():
+        assert f"{name}: {', '.join(spec.objectives)}" in text, name
+        assert f"{name} {spec.default_budget:g}" in text, name
+
+
+def test_the_fronts_legend_counts_the_true_front_as_report_does():
+    """On three objectives the figure draws a 2-D projection; its legend still counts the whole true front
+    (`hv_space.true_front_size`, what `report` prints) and says how many of them the projection shows."""
+    import matplotlib.pyplot as plt
+
+    import nasbench
+    from nasbench_cli.figures.fronts import front_figure
+
+    records = nasbench.run("mo-rs", "ptb", trials=1, budget_hours=5, objectives="logppl,params,epoch_s")
+    size = records[0]["hv_space"]["true_front_size"]
+    fig = front_figure("ptb", {"mo-rs": records})
+    try:
+        label = next(text.get_text() for text in fig.axes[0].get_legend().get_texts() if text.get_text().startswith("true front"))
+    finally:
+        plt.close(fig)
+    assert label.startswith(f"true front ({size} architectures, ") and "on this projection" in label, label
+
+
+def test_a_constraint_that_leaves_an_objective_constant_is_flagged(tmp_path):
+    """params<=6e6 on ptb admits only cells of 5.7316e6 parameters: with params among the objectives the
+    true front is flat in it. The run says so (and still runs); a non-degenerate problem gets no note."""
+    degenerate = nasbench("run", "--algo", "mo-rs", "--objectives", "logppl,params,epoch_s", "--constraint",
+                          "params<=6e6", "--trials", "1", "--budget-hours", "5", "--out", str(tmp_path / "a"))
+    assert degenerate.returncode == 0, degenerate.stderr
+    assert "degenerate in params" in degenerate.stderr and "5.7316e+06" in degenerate.stderr
+    assert "degenerate in epoch_s" not in degenerate.stderr
+    fine = nasbench("run", "--algo", "mo-rs", "--objectives", "logppl,params", "--trials", "1", "--budget-hours", "5",
+                    "--out", str(tmp_path / "b"))
+    assert fine.returncode == 0 and "degenerate" not in fine.stderr
+
+
+def test_analyze_proxies_reads_the_shipped_table_and_says_what_to_build_for_the_rest(tmp_path, ptb):
+    """`proxies build --metric hidden_covariance_l1` answers that the package ships those scores; `analyze
+    proxies` then uses them (it once said "no scores cached" and asked for a half-hour build) and, for the
+    metrics nothing scores, names the command to run and its rough cost."""
+    import json
+    import os
+    import shutil
+    from pathlib import Path
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for packed in Path(os.environ["NASBENCH_CACHE"]).glob("ptb-*.npz"):   # the session's packed PTB
+        shutil.copy2(packed, cache / packed.name)
+    env = {**os.environ, "NASBENCH_CACHE": str(cache)}
+    build = nasbench("proxies", "build", "--metric", "hidden_covariance_l1", "--sample", "600", "--json", env=env)
+    assert build.returncode == 0, build.stderr
+    result = nasbench("analyze", "proxies", "--no-ablation", "--json", env=env)
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["shipped_metrics"] == ["hidden_covariance_l1"]
+    row = next(r for r in payload["metrics"] if r["metric"] == "hidden_covariance_l1")
+    assert row["scored"] == ptb.search.n and row["population"]["tau"] < -0.3
+    assert "jacobian_cosine" in payload["unscored_metrics"] and "hidden_covariance_l1" not in payload["unscored_metrics"]
+    assert "nasbench proxies build --benchmark ptb --sample 1000 --split train" in payload["to_score_them"]
+    assert "CPU hours" in payload["to_score_them"]

@@ -68,12 +68,14 @@ def test_styles_are_distinct_stable_and_no_curve_hides_another(tmp_path):
                     (handle.get_color(), handle.get_marker()), (name, label)
             # eleven entries: the legend sits under the axes in columns
             assert legend._ncols >= 3
-            # identical curves: the one drawn first is wider and their markers sit at other places
+            # identical curves: their markers sit at other places; every curve has one width (none
+            # looks weaker for being drawn later)
             lines = [line for line in ax.get_lines() if line.get_label().split(" (n=")[0] in ("asha@4w", "myls@4w")
                      and line.get_alpha() is None]
             a, b = lines[0], lines[1]
             assert np.array_equal(a.get_xdata(), b.get_xdata()) and np.array_equal(a.get_ydata(), b.get_ydata())
-            assert a.get_linewidth() > b.get_linewidth() and a.get_markevery() != b.get_markevery()
+            assert a.get_markevery() != b.get_markevery()
+            assert len({line.get_linewidth() for line in ax.get_lines() if line.get_alpha() is None}) == 1, name
             assert a.get_zorder() < b.get_zorder()
         # units on the axes
         assert "hours" in figures["regret"].axes[0].get_xlabel()

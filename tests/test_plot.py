@@ -94,7 +94,8 @@ def test_same_style_per_algorithm_in_every_figure_and_no_band_for_one_trial(tmp_
     import matplotlib.pyplot as plt
     from matplotlib.collections import PolyCollection
 
-    from nasbench_cli.figures import plotting, style
+    from nasbench_cli.figures import plotting
+    from nasbench_cli.figures.style import algo_style
     from nasbench_cli.results import aggregate
     from nasbench_cli.results.files import load_results
 
@@ -109,14 +110,14 @@ def test_same_style_per_algorithm_in_every_figure_and_no_band_for_one_trial(tmp_
             for algo in per_algo:
                 label = f"{algo} (n={len(per_algo[algo])})"
                 assert label in styles, (label, styles)
-                style = style.algo_style(algo)
+                style = algo_style(algo)
                 assert styles[label][0].lower() == style["color"].lower()
         # the regret figure shades a band for rs50e and hb, none for the single my-algo trial
         colours = {tuple(np.round(c.get_facecolor()[0][:3], 3)) for c in figures[0].axes[0].collections
                    if isinstance(c, PolyCollection)}
         from matplotlib.colors import to_rgb
-        assert {tuple(np.round(to_rgb(style.algo_style(a)["color"]), 3)) for a in ("rs50e", "hb")} <= colours
-        assert tuple(np.round(to_rgb(style.algo_style("my-algo")["color"]), 3)) not in colours
+        assert {tuple(np.round(to_rgb(algo_style(a)["color"]), 3)) for a in ("rs50e", "hb")} <= colours
+        assert tuple(np.round(to_rgb(algo_style("my-algo")["color"]), 3)) not in colours
         # log axes with the floor stated in the label
         ax = figures[0].axes[0]
         assert ax.get_xscale() == "log" and ax.get_yscale() == "log"

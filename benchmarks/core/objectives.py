@@ -58,10 +58,11 @@ def parse_objectives(text, benchmark: str) -> tuple:
     offered = benchmark_objectives(benchmark)
     names = [n.strip() for n in str(text).split(",") if n.strip()]
     for name in names:
-        if name not in OBJECTIVES:
-            raise UserError(f"unknown objective '{name}'; objectives are {', '.join(OBJECTIVES)}")
         if name not in offered:
-            raise UserError(f"benchmark '{benchmark}' has no objective '{name}'; it offers {', '.join(offered)}")
+            from benchmarks.core.names import did_you_mean
+
+            what = "unknown objective" if name not in OBJECTIVES else f"'{benchmark}' has no objective"
+            raise UserError(f"{what} '{name}'; {benchmark} offers {', '.join(offered)}{did_you_mean(name, offered)}")
     if len(set(names)) != len(names):
         raise UserError(f"--objectives names an objective twice: {','.join(names)}")
     if not 2 <= len(names) <= 3:

@@ -92,6 +92,23 @@ class ObjectiveSpace:
 _SPACES: dict = {}
 
 
+def constant_objectives(space: ObjectiveSpace) -> dict:
+    """{objective: its one value (natural units)} for each objective other than the loss that has the same
+    value on every architecture the constraints admit: a degenerate problem, whose true front is flat in
+    that objective (the run still works; its HV regret then measures the other objectives alone)."""
+    from benchmarks.core.objectives import natural
+
+    constant = {}
+    for col, name in enumerate(space.objectives):
+        if col == space.loss_column:
+            continue
+        values = space.static[space.feasible, col]
+        values = values[np.isfinite(values)]
+        if len(values) and values.min() == values.max():
+            constant[name] = float(natural(name, values[:1])[0])
+    return constant
+
+
 def objective_space(benchmark, objectives, constraints=()) -> ObjectiveSpace:
     """The ObjectiveSpace of a loaded `benchmark` (with test losses) for `objectives` (names, the
     benchmark's loss objective among them) and `constraints`; computed once per process and table."""

@@ -222,6 +222,41 @@ def load_scores(benchmark, metric: str, seed: int = 0, batch_size=None, seq_len=
     return values
 
 
+def with_shipped(table: ScoreTable, benchmark, cache: "ScoreCache") -> tuple[ScoreTable, list[str]]:
+    """`table` (a cache's scores) plus the tables shipped with the package for the cache's configuration,
+    for the cells the cache lacks (as `load_scores` reads them); and the metrics taken from the package.
+    Cells a shipped table holds count as scored (-inf where the score is not finite)."""
+    from benchmarks.proxies.metrics import METRICS
+    from benchmarks.proxies.shipped import shipped_values
+
+    search = getattr(benchmark, "search", benchmark)
+    fills = {}
+    for metric in METRICS:
+        values, _ = shipped_values(search, metric, cache.path.name)
+        if values is not None:
+            fill = ~table.scored_mask(metric, search.ids) & ~np.isnan(values)
+            if fill.any():
+                fills[metric] = (fill, values)
+    if not fills:
+        return table, []
+    metrics = tuple(table.metrics) + tuple(m for m in fills if m not in table.metrics)
+    ids = np.union1d(table.ids, search.ids[np.any([fill for fill, _ in fills.values()], axis=0)]).astype(np.int64)
+    position = {int(i): k for k, i in enumerate(ids)}
+    shape = (len(ids), len(metrics))
+    merged = ScoreTable(ids, metrics, np.full(shape, np.nan), np.zeros(shape, dtype=bool), np.full(shape, np.nan),
+                        np.full(shape, np.nan), np.zeros(shape, dtype=bool))
+    here = [position[int(i)] for i in table.ids]
+    for j, metric in enumerate(table.metrics):
+        for array in ("values", "scored", "time_s", "cpu_s", "solo"):
+            getattr(merged, array)[here, j] = getattr(table, array)[:, j]
+    for metric, (fill, values) in fills.items():
+        j = metrics.index(metric)
+        rows = [position[int(i)] for i in search.ids[fill]]
+        merged.values[rows, j] = values[fill]
+        merged.scored[rows, j] = True
+    return merged, list(fills)
+
+
 def seconds_per_score(benchmark, metric: str = "all", seed: int = 0, batch_size=None,
                       seq_len=None, split: str | None = None) -> float:
     """Median CPU seconds (one thread) to score one cell, as measured by the scoring runs in the cache.

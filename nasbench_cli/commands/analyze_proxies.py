@@ -34,8 +34,8 @@ def proxies(seed, batch_size, seq_len, split, ablation, benchmark_name, data_dir
 
     from benchmarks.core.errors import UserError
     from benchmarks.proxies import analysis
-    from benchmarks.proxies.score_cache import ScoreCache, seconds_per_score
     from benchmarks.core.registry import load_benchmark
+    from benchmarks.proxies.score_cache import ScoreCache, seconds_per_score, with_shipped
 
     if benchmark_name == "bert":
         _bert(as_json)
@@ -46,13 +46,17 @@ def proxies(seed, batch_size, seq_len, split, ablation, benchmark_name, data_dir
     start = time.monotonic()
     benchmark = load_benchmark(benchmark_name, data_dir)
     cache = ScoreCache(benchmark_name, seed, batch_size, seq_len, split=split)
-    table = cache.load()
+    table, shipped = with_shipped(cache.load(), benchmark, cache)     # the cache, then the package's tables
+    build = _build_hint(benchmark, cache, split)
     if not len(table.ids):
-        raise UserError(f"no scores cached in {cache.path}; run `nasbench proxies build --sample 1000 "
-                        f"--split {split}` first")
+        raise UserError(f"no scores for {benchmark_name} with this configuration (minibatch {cache.batch_size} x "
+                        f"{cache.seq_len}, seed {cache.seed}, {split} tokens) in {cache.path} or shipped with the "
+                        f"package; {build}")
     published = analysis.load_published() if benchmark_name == "ptb" else None
     rows = analysis.correlation_table(benchmark, table, published)
-    result = {"benchmark": benchmark_name, "cache": str(cache.path), "seed": cache.seed,
+    missing = [row["metric"] for row in rows if row["scored"] == 0]
+    result = {"benchmark": benchmark_name, "cache": str(cache.path), "shipped_metrics": shipped,
+              "unscored_metrics": missing, "to_score_them": build if missing else None, "seed": cache.seed,
               "minibatch": [cache.batch_size, cache.seq_len], "split": split,
               "cpu_seconds_per_cell_all_metrics": seconds_per_score(benchmark, "all", seed, batch_size, seq_len,
                                                                     split),
@@ -74,6 +78,19 @@ def proxies(seed, batch_size, seq_len, split, ablation, benchmark_name, data_dir
         echo_json(result)
         return
     _print_table(result)
+
+
+def _build_hint(benchmark, cache, split: str) -> str:
+    """What to run to score every metric of a sample of 1,000 cells, and about how long it takes."""
+    from benchmarks.proxies.score_cache import seconds_per_score
+
+    per_cell = seconds_per_score(benchmark, "all", cache.seed, cache.batch_size, cache.seq_len, split)
+    options = "".join(f" --{name} {value}" for name, value, default in
+                      (("seed", cache.seed, 0), ("batch-size", cache.batch_size, 32), ("seq-len", cache.seq_len, 20))
+                      if value != default)
+    return (f"score every metric of 1,000 cells with `nasbench proxies build --benchmark {benchmark.name} --sample 1000 "
+            f"--split {split}{options} --jobs 2` (about {per_cell * 1000 / 3600:.1f} CPU hours at {per_cell:.2f} CPU s "
+            "per cell)")
 
 
 def _bert(as_json):
@@ -154,6 +171,10 @@ def _print_table(result):
                "same = cells in both tables (pub and ours tau vs loss); ours~pub = Spearman rho between "
                "our and the published values.")
     click.echo(f"CPU seconds per cell (all metrics, one thread): {result['cpu_seconds_per_cell_all_metrics']:.2f}")
+    if result["shipped_metrics"]:
+        click.echo(f"shipped with the package (cells your cache lacks): {', '.join(result['shipped_metrics'])}")
+    if result["unscored_metrics"]:
+        click.echo(f"not scored yet: {', '.join(result['unscored_metrics'])}; to {result['to_score_them']}")
     for kind, block in result.get("ablation", {}).items():
         what = "weight seeds (minibatch fixed)" if kind == "weights" else "minibatches (weights fixed)"
         click.echo(f"\nablation: {len(block['cells'])} cells x 10 {what}")

@@ -1,8 +1,16 @@
 """`nasbench run`: run NAS algorithms for many trials on the simulated environment."""
 import click
 
+from benchmarks.core.catalog import BENCHMARKS
 from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, finite, json_option
 
+
+# option help made from the catalog, so that it names every benchmark
+OBJECTIVES_BY_BENCHMARK = "; ".join(f"{name}: {', '.join(spec.objectives)}" for name, spec in BENCHMARKS.items()
+                                    if spec.objectives)
+DEFAULT_BUDGETS = {clock: ", ".join(f"{name} {spec.default_budget:g}" for name, spec in BENCHMARKS.items()
+                                    if spec.clock == clock) or "none"
+                   for clock in ("hours", "evaluations")}
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
 
@@ -58,17 +66,17 @@ def summarize(paths) -> dict:
 
 
 @click.command()
-@click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, 'all' (the paper's eight; on bert the bert-* five), 'proxy', 'libs', an installed plugin's "
+@click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, 'all' (the paper's eight; on bert and gpt-* rs,bo,re,tpe,smac), 'proxy', 'libs', an installed plugin's "
                    "name, or your own class as module:Class or path/to/file.py:Class (see `nasbench list`).")
 @benchmark_option
 @click.option("--trials", type=click.IntRange(1, MAX_TRIALS), default=30, show_default=True,
               help="Trials per algorithm.")
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=None, callback=finite,
               help="Simulated wall-clock budget per trial, in hours (with one worker: training time) "
-                   "[default: the benchmark's: ptb 1000, wt2 200 (10% of the time to train its table), bert 36 (50 evaluations at the mean cost)].")
+                   "[default: the benchmark's: " + DEFAULT_BUDGETS["hours"] + "].")
 @click.option("--budget-evals", type=click.IntRange(1, 10**9), default=None, metavar="N",
-              help="Evaluations per trial, on benchmarks that record no training time (gpt-s, gpt-m, gpt-l: "
-                   "their clock counts evaluations) [default: gpt-s and gpt-m 100, gpt-l 50].")
+              help="Evaluations per trial, on benchmarks that record no training time (their clock counts "
+                   "evaluations) [default: " + DEFAULT_BUDGETS["evaluations"] + "].")
 @click.option("--budget", "budget_kind", type=click.Choice(["hours", "release"]), default="hours", show_default=True,
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
@@ -98,9 +106,9 @@ def summarize(paths) -> dict:
                    "no frame or object of the harness reaches it). Same results; recorded as `isolated`.")
 @click.option("--objectives", "objectives_text", default=None, metavar="A,B[,C]",
               help="Search two or three objectives at once (multi-objective): the benchmark's loss and "
-                   "hardware costs, e.g. logppl,params or logppl,params,epoch_s (ptb, wt2: logppl, params, flops, "
-                   "epoch_s; bert: glue, params, train_s). Regret is then hypervolume regret against the "
-                   "benchmark's true Pareto front (docs: hardware-aware search).")
+                   "hardware costs, e.g. logppl,params or logppl,params,epoch_s (" + OBJECTIVES_BY_BENCHMARK +
+                   "). Regret is then hypervolume regret against the benchmark's true Pareto front (docs: "
+                   "hardware-aware search).")
 @click.option("--constraint", "constraint_texts", multiple=True, metavar="OBJ<=X",
               help="Count only architectures within a budget, e.g. params<=6e6 (repeatable; <=, <, >=, >): "
                    "regret is measured against the best feasible architecture; algorithms that cannot use "
@@ -137,7 +145,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
         description = describe_run(
             algo_text, benchmark_name, trials=trials if trials_given or not release else None, seed=seed,
             budget_hours=budget_hours, budget_evals=budget_evals, workers=workers, set_items=set_items,
-            release=release, objectives=objectives_text or (), constraints=constraint_texts, label=label,
+            release=release, objectives=objectives_text, constraints=constraint_texts, label=label,
             isolate=isolate, out=out, overwrite=overwrite, data_dir=data_dir, jobs=jobs, backend=backend_choice)
         for algo in description.algos:                          # every setting checked before anything is written
             check_objectives_fit(make_algorithm(algo, description.overrides_of(algo), benchmark_name), algo,
@@ -145,7 +153,9 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
         _refuse_name_clashes(description.algos)
         benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
         if description.objectives or description.constraints:  # an unsatisfiable constraint: one line, now
-            check_problem(benchmark, description.objectives, description.constraints)
+            for note in check_problem(benchmark, description.objectives, description.constraints):
+                if not as_json:
+                    click.echo(f"note: {note}", err=True)
         with run_lock(description.out, benchmark_name):
             _run_locked(description, benchmark, as_json)
     finally:

@@ -58,8 +58,12 @@ def front_figure(benchmark_name: str, per_algo: dict, options=DEFAULT_OPTIONS):
 
     true = space.front_points[:, cols]
     true = true[nondominated(true)]
-    draw(true, color="#555555", linestyle=(0, (1, 1)), linewidth=1.4, marker="D", markersize=4, label=f"true front ({len(true)} architectures)",
-         zorder=5)
+    # the legend counts the true front as `report` does (all its objectives); a 3-objective front's 2-D
+    # projection draws only the points not dominated in the two objectives shown
+    count = f"{len(space.front_points)} architectures" + \
+        (f", {len(true)} on this projection" if len(true) != len(space.front_points) else "")
+    draw(true, color="#555555", linestyle=(0, (1, 1)), linewidth=1.4, marker="D", markersize=4,
+         label=f"true front ({count})", zorder=5)
     for k, (algo, records) in enumerate(per_algo.items()):
         fronts = []
         for record in records:

@@ -176,6 +176,7 @@ def describe_run(algos, benchmark: str, *, trials: int = 30, seed: int = 0, budg
 
         caps, trials, budget = release_budget(algos, trials, workers)
         max_jobs = tuple(caps.items())
+    _refuse_blank(benchmark, objectives, constraints)
     parsed_objectives, parsed_constraints = scoring_problem(
         benchmark, objectives or (), [constraints] if isinstance(constraints, str) else constraints)
     return RunDescription(
@@ -185,3 +186,17 @@ def describe_run(algos, benchmark: str, *, trials: int = 30, seed: int = 0, budg
         max_jobs=max_jobs, objectives=tuple(parsed_objectives), constraints=tuple(str(c) for c in parsed_constraints),
         label=label, isolate=isolate, out=None if out is None else Path(out), overwrite=overwrite,
         data_dir=None if data_dir is None else Path(data_dir), jobs=jobs, backend=backend)
+
+
+def _refuse_blank(benchmark: str, objectives, constraints) -> None:
+    """UserError (one line) for an empty or blank `--objectives` or `--constraint` (`''`, `','`): an unset
+    variable in a CI line must not silently turn the run into an unconstrained single-objective one."""
+    from benchmarks.core.objectives import benchmark_objectives
+
+    if isinstance(objectives, str) and not any(part.strip() for part in objectives.split(",")):
+        raise UserError(f"--objectives {objectives!r} names no objective; give two or three of {benchmark}'s "
+                        f"({', '.join(benchmark_objectives(benchmark))}), or leave the option out for one")
+    for text in [constraints] if isinstance(constraints, str) else constraints or ():
+        if isinstance(text, str) and not any(part.strip() for part in text.split(",")):
+            raise UserError(f"--constraint {text!r} states no constraint; give OBJ<=X (e.g. params<=6e6), or "
+                            "leave the option out")

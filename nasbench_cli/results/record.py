@@ -1,6 +1,7 @@
 """The result record's format: its version, its key order, the settings hash that says which trials are
 comparable, the default run label, and the package versions it records. The harness writes records
 in this format; `files` reads and checks them (every field: docs/reference/result-format.md)."""
+import functools
 import hashlib
 import json
 
@@ -37,14 +38,21 @@ def run_label(algo: str, workers: int = 1) -> str:
     return algo if workers == 1 else f"{algo}@{int(workers)}w"
 
 
-def package_versions() -> dict:
+@functools.lru_cache(maxsize=1)
+def _versions() -> tuple:
     from importlib.metadata import PackageNotFoundError, version
 
-    versions = {}
+    versions = []
     for package in ("nasbench", "numpy", "scipy", "xgboost-cpu", "xgboost", "hyperopt", "smac",
                     "ConfigSpace", "gensim", "scikit-learn", "torch"):
         try:
-            versions[package] = version(package)
+            versions.append((package, version(package)))
         except PackageNotFoundError:
             pass
-    return versions
+    return tuple(versions)
+
+
+def package_versions() -> dict:
+    """{package: version} of nasbench and the libraries a result depends on (read once per process: the
+    installed versions do not change while it runs)."""
+    return dict(_versions())
