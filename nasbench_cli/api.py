@@ -132,6 +132,10 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     expected = settings_hash(bench.name, name, algorithm.settings_dict(), description.budget_s, workers, None,
                              description.objectives, description.constraints)
     with _results_lock(out, bench.name):          # the CLI's lock: no concurrent run deletes our temp files
+        if out is not None:
+            from nasbench_cli.results.files import refuse_other_problem
+
+            refuse_other_problem(out, bench.name, description.objectives, description.constraints)
         return _run_trials(description, bench, algorithm, name, source, expected)
 
 

@@ -89,6 +89,12 @@ class Algorithm:
         """The corpus split of the scoring minibatch whose scores it reads (`settings.score_split`)."""
         return getattr(self.settings, "score_split", "train")
 
+    def check_table(self, search) -> None:
+        """UserError (one line) if a setting cannot work on this table (`search`: the searcher's view, with
+        `n` architectures and `max_epochs`). `nasbench run` calls it for every algorithm of a run before
+        any trial starts, so that no algorithm's trials are written before another one's setting fails.
+        Default: nothing to check."""
+
     def start(self, inputs: SearchInputs) -> None:
         """Called once, before the first `ask` of a trial."""
 

@@ -79,8 +79,8 @@ def reference_smac(env, X, seed, settings):
     from smac import HyperparameterOptimizationFacade as Facade, Scenario
     from smac.runhistory.dataclasses import TrialValue
 
-    from optimizers.smac_search import _not_called, labels
-    from optimizers.snapped_evaluation import quiet_logger
+    from optimizers.model_based.smac_search import _not_called, labels
+    from optimizers.libraries.snapped_evaluation import quiet_logger
     from optimizers.snapping import nearest_by_cosine
 
     names = labels(X.shape[1])
@@ -140,7 +140,7 @@ def bench(benchmark, name, seed, budget_s, with_reference, xgb_threads, timers):
 
 def instrument_bo(timers):
     """Time BO's surrogate fit and predict (CPU seconds) without changing what it computes."""
-    import optimizers.bayesian as bayesian
+    import optimizers.model_based.bayesian as bayesian
 
     for key, attribute in (("fit_s", "fit_bags"), ("predict_s", "predict_bags")):
         original = getattr(bayesian, attribute)

@@ -21,7 +21,7 @@ SLOW_PLUGIN = '''
 import time
 from dataclasses import dataclass
 
-from optimizers.random_search import RandomSearch
+from optimizers.baselines.random_search import RandomSearch
 
 
 class SlowRandomSearch(RandomSearch):
@@ -295,11 +295,15 @@ def test_an_unreachable_scheduler_is_one_line(monkeypatch):
 
 
 def test_parse_scheduler():
+    from benchmarks.core.errors import UserError
     from nasbench_cli.harness.dask_backend import parse_scheduler
 
     assert parse_scheduler("local:3").local_workers == 3
     assert parse_scheduler(None).local_workers == (os.cpu_count() or 1)
     assert parse_scheduler("tcp://10.0.0.1:8786").address == "tcp://10.0.0.1:8786"
+    for empty in ("tcp://:", "tcp://", "tcp://:8786", "tcp://host:", "tcp://host:99999"):   # at once, one line
+        with pytest.raises(UserError, match="expected tcp://HOST:PORT"):
+            parse_scheduler(empty)
 
 
 def test_a_worker_with_other_code_or_versions_is_refused(ptb, monkeypatch):

@@ -7,7 +7,7 @@ import pytest
 from benchmarks.core.environment import Environment
 from benchmarks.core.errors import UserError
 from nasbench_cli.harness.simulator import run_on
-from optimizers.evolution import RegularizedEvolution
+from optimizers.evolution.regularized_evolution import RegularizedEvolution
 from optimizers.registry import make_algorithm
 from optimizers.snapping import nearest_by_cosine
 

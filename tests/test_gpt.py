@@ -122,6 +122,9 @@ def test_loading_from_the_cache_gives_the_same_table(tmp_path, monkeypatch):
     ("bad json", "line 3: not JSON"),
     ("bad perplexity", "perplexity must be a finite number"),
     ("outside the space", "line 2: sample_embed_dim"),
+    ("implausible perplexity", "line 5: perplexity must be a finite number >= 1 and at most the vocabulary size"),
+    ("unknown arch key", "line 2: unknown key 'sample_n_heads' in a gpt-l architecture"),
+    ("unknown record key", "line 2: unknown key 'latency'"),
 ])
 def test_a_missing_or_corrupt_file_is_one_line(tmp_path, damage, words):
     folder = tmp_path / "hw"
@@ -137,6 +140,18 @@ def test_a_missing_or_corrupt_file_is_one_line(tmp_path, damage, words):
         record = json.loads(lines[4])
         record["perplexity"] = "NaN"
         lines[4] = json.dumps(record)
+    elif damage == "implausible perplexity":           # 1e308 passed before: above the vocabulary's 50,254
+        record = json.loads(lines[4])
+        record["perplexity"] = 1e308
+        lines[4] = json.dumps(record)
+    elif damage == "unknown arch key":                 # a misspelt key was ignored before
+        record = json.loads(lines[1])
+        record["arch"]["sample_n_heads"] = record["arch"]["sample_n_head"]
+        lines[1] = json.dumps(record)
+    elif damage == "unknown record key":
+        record = json.loads(lines[1])
+        record["latency"] = 3.2
+        lines[1] = json.dumps(record)
     else:
         record = json.loads(lines[1])
         record["arch"]["sample_embed_dim"] = 999

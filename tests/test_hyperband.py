@@ -7,7 +7,7 @@ import pytest
 from benchmarks.core.environment import Environment
 from benchmarks.core.errors import UserError
 from nasbench_cli.harness.simulator import run_on
-from optimizers.hyperband import Rung, bracket_schedule
+from optimizers.multi_fidelity.hyperband import Rung, bracket_schedule
 from optimizers.registry import make_algorithm
 
 BUDGET_S = 2.5e5    # one full pass over the four brackets and part of a second

@@ -258,7 +258,7 @@ def test_clipped_inputs_keep_the_curve_model_from_extrapolating_a_score(ptb):
     reads the score at the band's edge and predicts within the fit's targets, close to the GRU's
     recorded 50-epoch loss."""
     from nasbench_cli.harness.trial import load_scores
-    from optimizers.lcbo import _fit_bags, _predict
+    from optimizers.training_free.lcbo import _fit_bags, _predict
 
     search = ptb.search
     scores = load_scores(ptb, "hidden_covariance_l1", "train")

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.core.environment import Environment
 from nasbench_cli.harness.simulator import run_on
 from optimizers.base import Job
-from optimizers.fidelity_evaluation import FidelityEvaluator
+from optimizers.libraries.fidelity_evaluation import FidelityEvaluator
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 from port_fixture import inputs_for

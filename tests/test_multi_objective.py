@@ -259,8 +259,20 @@ def test_single_and_multi_objective_results_are_not_mixed(mo_results, tmp_path):
 
     root = tmp_path / "r"
     shutil.copytree(mo_results, root)
+    # a single-objective run into a multi-objective folder: one line, before anything is written
     run = cli("run", "--algo", "rs50e", "--trials", "1", "--budget-hours", "20", "--out", root)
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert "scored on logppl,params" in run.stderr and "cannot be compared" in run.stderr
+    assert not (root / "ptb" / "rs50e").exists()
+    # and the other way round
+    single = tmp_path / "s"
+    assert cli("run", "--algo", "rs50e", "--trials", "1", "--budget-hours", "20", "--out", single).returncode == 0
+    mixed = cli("run", "--algo", "mo-rs", "--objectives", "logppl,params", "--trials", "1", "--budget-hours", "20",
+                "--out", single)
+    assert mixed.returncode == 2 and "scored on one objective" in mixed.stderr
+    assert not (single / "ptb" / "mo-rs").exists()
+    # a folder mixed by hand is still refused by report
+    shutil.copytree(single / "ptb" / "rs50e", root / "ptb" / "rs50e")
     report = cli("report", root)
     assert report.returncode == 2 and "different objectives" in report.stderr
 
@@ -311,7 +323,7 @@ def test_known_constraints_steer_new_architectures_and_infeasible_finds_do_not_c
 def test_parego_draws_a_new_scalarisation_at_each_refit(ptb):
     from benchmarks.core.environment import Environment
     from nasbench_cli.harness.simulator import run_on
-    from optimizers.multi_objective import chebyshev
+    from optimizers.multi_objective.algorithms import chebyshev
     from optimizers.registry import make_algorithm
 
     algorithm = make_algorithm("parego", None, "ptb")
@@ -346,7 +358,7 @@ def test_mo_lcbo_promotes_by_non_dominated_sorting_and_new_cells_are_the_best_sc
     that order at the time it is made. (Anchor cells off: their pools are tested below.)"""
     from benchmarks.core.environment import Environment
     from nasbench_cli.harness.simulator import run_on
-    from optimizers.multi_objective import priority_order
+    from optimizers.multi_objective.algorithms import priority_order
     from optimizers.registry import make_algorithm
     from test_proxy_search import scores_for
 

@@ -11,7 +11,7 @@ import pytest
 from benchmarks.core.environment import Environment
 from nasbench_cli.harness.simulator import ProtocolError, run_on
 from nasbench_cli.harness.trial import run_algorithm
-from optimizers.asha import ASHA, rung_levels
+from optimizers.multi_fidelity.asha import ASHA, rung_levels
 from optimizers.base import Algorithm, Job, SequentialAlgorithm
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
@@ -288,7 +288,7 @@ def test_asha_breaks_ties_by_arrival_and_reaches_r_at_the_top():
 
 
 def test_ahb_draws_brackets_as_syne_tune_does():
-    from optimizers.asha import bracket_probabilities
+    from optimizers.multi_fidelity.asha import bracket_probabilities
 
     p = bracket_probabilities([1, 3, 9, 27, 50], 4)
     raw = np.array([5 / (5 * 1), 5 / (4 * 3), 5 / (3 * 9), 5 / (2 * 27)])

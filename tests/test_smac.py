@@ -113,7 +113,7 @@ def test_fast_configuration_equality_answers_as_configspace_does():
     unequal and in-place-changed configurations, and is removed afterwards."""
     from ConfigSpace import Configuration, ConfigurationSpace
 
-    from optimizers.smac_search import fast_configuration_equality
+    from optimizers.model_based.smac_search import fast_configuration_equality
 
     space = ConfigurationSpace({"a": (0.0, 1.0), "b": (-2.0, 2.0)}, seed=1)
     configs = space.sample_configuration(20)

@@ -31,7 +31,7 @@ def run_fmin(ptb, seed, features, budget_s, overrides=None) -> list:
 
     from benchmarks.core.environment import BudgetExhausted
     from optimizers.snapping import nearest_by_cosine
-    from optimizers.tpe import labels
+    from optimizers.model_based.tpe import labels
 
     settings = make_algorithm("tpe", overrides).settings
     env = Environment(NoTestTable(ptb.search), budget_s)

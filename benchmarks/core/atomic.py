@@ -31,10 +31,22 @@ def write_bytes_atomic(path, data: bytes) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise UserError(f"cannot write {path} ({exc.strerror or exc}); free space there or choose "
-                            "another folder") from None
+            raise UserError(f"cannot write {path} ({exc.strerror or exc}); {_advice(path, exc)}") from None
         raise
     return path
+
+
+def _advice(path: Path, exc: OSError) -> str:
+    """What to do about a failed write, from what is in the way."""
+    import errno
+
+    if path.is_dir() and not path.is_symlink():
+        return "a folder of that name is in the way: move or delete it"
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "free space there or choose another folder"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return "make it writable or choose another folder"
+    return "choose another folder"
 
 
 def _umask() -> int:

@@ -92,6 +92,13 @@ class ObjectiveSpace:
 _SPACES: dict = {}
 
 
+def forget_spaces() -> None:
+    """Drop every cached ObjectiveSpace (true fronts, their rows and hypervolume: derived from test
+    values). The harness calls it when a trial's scoring is done, so that no later algorithm running in
+    this process can reach them (through `gc`, say)."""
+    _SPACES.clear()
+
+
 def constant_objectives(space: ObjectiveSpace) -> dict:
     """{objective: its one value (natural units)} for each objective other than the loss that has the same
     value on every architecture the constraints admit: a degenerate problem, whose true front is flat in

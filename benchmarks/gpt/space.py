@@ -21,6 +21,9 @@ import numpy as np
 from benchmarks.core.errors import UserError
 from benchmarks.core.space import Choice, SearchSpace
 
+ARCH_KEYS = ("sample_embed_dim", "sample_n_layer", "sample_layer_indices", "sample_n_head", "sample_mlp_ratio",
+             "sample_bias")   # the data's `arch` object: nothing else is read, so nothing else is accepted
+
 
 @dataclass(frozen=True)
 class GPTArchitecture:
@@ -86,6 +89,9 @@ class GPTSpace(SearchSpace):
         the first n_layer entries used); UserError naming what is wrong."""
         if not isinstance(record, dict):
             raise UserError(f"a {self.name} architecture is a JSON object like the data's `arch`, got {record!r:.100}")
+        unknown = sorted(set(record) - set(ARCH_KEYS))
+        if unknown:
+            raise UserError(f"unknown key {unknown[0]!r:.40} in a {self.name} architecture (keys: {', '.join(ARCH_KEYS)})")
         try:
             n_layer = record["sample_n_layer"]
             heads, ratios = record["sample_n_head"], record["sample_mlp_ratio"]

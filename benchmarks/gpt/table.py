@@ -30,7 +30,7 @@ from benchmarks.gpt.sizes import SupernetConfig
 from benchmarks.gpt.space import GPTSpace
 
 ENV = "NASBENCH_GPT_DATA"
-CACHE_VERSION = "1"
+CACHE_VERSION = "2"   # 2: perplexity bounded by the vocabulary, unknown keys refused (re-validates old caches)
 
 
 def files(name: str) -> tuple[str, str]:
@@ -113,8 +113,16 @@ def space_and_config(name: str, config_path: Path) -> tuple[GPTSpace, SupernetCo
     return space, config
 
 
-def parse_observations(name: str, path: Path, space: GPTSpace) -> tuple[list, np.ndarray, np.ndarray]:
-    """(architectures, perplexity, accuracy) of the JSON lines; DataError naming the file and line."""
+RECORD_KEYS = ("arch", "perplexity", "accuracy")
+
+
+def parse_observations(name: str, path: Path, space: GPTSpace,
+                       vocab_size: int | None = None) -> tuple[list, np.ndarray, np.ndarray]:
+    """(architectures, perplexity, accuracy) of the JSON lines; DataError naming the file and line.
+
+    A perplexity must lie in [1, vocab_size]: 1 is a model that is always sure and right, and the
+    vocabulary size is a model that guesses uniformly (a sub-network of a trained supernet doing worse
+    than that is a corrupt record, not a weak architecture). Unknown keys are refused, not ignored."""
     try:
         lines = path.read_bytes().decode("utf-8").splitlines()
     except FileNotFoundError:
@@ -131,13 +139,20 @@ def parse_observations(name: str, path: Path, space: GPTSpace) -> tuple[list, np
             raise DataError(f"{path} line {number}: not JSON ({type(exc).__name__})") from None
         if not isinstance(record, dict):
             raise DataError(f"{path} line {number}: not a JSON object")
+        unknown = sorted(set(record) - set(RECORD_KEYS))
+        if unknown:
+            raise DataError(f"{path} line {number}: unknown key {unknown[0]!r:.40} (a record holds "
+                            f"{', '.join(RECORD_KEYS)})")
         try:
             arch = space.parse(record.get("arch"))
         except UserError as exc:
             raise DataError(f"{path} line {number}: {exc}") from None
         value, accuracy = record.get("perplexity"), record.get("accuracy")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 1:
-            raise DataError(f"{path} line {number}: perplexity must be a finite number >= 1, got {value!r:.40}")
+        bound = vocab_size or math.inf
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not 1 <= value <= bound:
+            limit = f" and at most the vocabulary size {vocab_size:,} (uniform guessing)" if vocab_size else ""
+            raise DataError(f"{path} line {number}: perplexity must be a finite number >= 1{limit}, got {value!r:.40}")
         if isinstance(accuracy, bool) or not isinstance(accuracy, (int, float)) or not 0 <= accuracy <= 1:
             raise DataError(f"{path} line {number}: accuracy must be a number in [0, 1], got {accuracy!r:.40}")
         if arch in seen:
@@ -167,7 +182,7 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
     cache = cache_dir() / f"{spec.name}-{checksum[:16]}-v{CACHE_VERSION}.npz"
     arrays = None if rebuild_cache else _read_cache(cache, checksum)
     if arrays is None:
-        archs, ppl, acc = parse_observations(spec.name, observations, space)
+        archs, ppl, acc = parse_observations(spec.name, observations, space, config.vocab_size)
         from benchmarks.gpt.sizes import params
 
         recipes = encode_blob([a.to_json() for a in archs])

@@ -308,8 +308,12 @@ def _preflight(benchmark, algos, overrides, quiet):
     from nasbench_cli.harness.preflight import check_features, check_scores
     from optimizers.registry import make_algorithm
 
-    for algo in algos:
-        algorithm = make_algorithm(algo, overrides.get(algo), benchmark.name)
+    from nasbench_cli.harness.simulator import searcher_view
+
+    algorithms = {algo: make_algorithm(algo, overrides.get(algo), benchmark.name) for algo in algos}
+    for algorithm in algorithms.values():      # every setting the table can refute, before any features build
+        algorithm.check_table(searcher_view(benchmark.search))
+    for algo, algorithm in algorithms.items():
         kind = algorithm.feature_kind and used_kind(benchmark.name, algorithm.feature_kind)
         if kind in G2V_DIMS and not is_g2v_cached(benchmark, G2V_DIMS[kind]):
             _build_g2v(benchmark, G2V_DIMS[kind], kind, quiet)

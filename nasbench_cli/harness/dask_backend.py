@@ -63,10 +63,16 @@ def parse_scheduler(text: str | None) -> SchedulerChoice:
         return SchedulerChoice(local_workers=int(count))
     if not text or any(c.isspace() for c in text):
         raise UserError(f"--scheduler {text!r}: expected local:N or a scheduler address such as tcp://host:8786")
-    scheme = text.split("://", 1)[0] if "://" in text else "tcp"
+    scheme, _, location = text.rpartition("://") if "://" in text else ("tcp", "", text)
     if scheme not in SCHEDULER_SCHEMES:
         raise UserError(f"--scheduler {text}: unknown protocol '{scheme}://' (Dask speaks "
                         f"{', '.join(s + '://' for s in SCHEDULER_SCHEMES)}); e.g. tcp://host:8786")
+    if scheme in ("tcp", "tls", "ws", "wss"):
+        host, colon, port = location.rpartition(":") if not location.endswith("]") else (location, "", "")
+        host = host if colon else location
+        if not host.strip("[]") or colon and (not port.isdigit() or not 0 < int(port) < 65536):
+            raise UserError(f"--scheduler {text}: expected {scheme}://HOST:PORT with a host and a port between 1 "
+                            "and 65535, e.g. tcp://10.0.0.1:8786")
     return SchedulerChoice(address=text)
 
 

@@ -43,8 +43,11 @@ def plan_trials(run: RunDescription, scores_checksums: dict | None = None,
     from optimizers.plugins import same_source
     from optimizers.registry import algorithm_source
 
+    from nasbench_cli.results.files import refuse_other_problem
+
     scores_checksums = scores_checksums or {}
     budget_s, objectives, constraints = run.budget_s, run.objectives, run.constraints
+    refuse_other_problem(run.out, run.benchmark, objectives, constraints)   # before anything is written
 
     todo, done, conflicts, other_data, other_code = [], [], [], [], []
     for algo in run.algos:
@@ -212,7 +215,9 @@ def execute(specs: list[TrialSpec], jobs: int, on_done=None,
     executor = _executor(jobs)
     summaries, errors = [], []
     pending, alone = list(specs), False
-    progress_dir = Path(tempfile.mkdtemp(prefix="nasbench-progress-")) if on_progress is not None else None
+    remove_stale_progress_folders()
+    progress_dir = Path(tempfile.mkdtemp(prefix=f"{PROGRESS_PREFIX}{os.getpid()}-")) if on_progress is not None \
+        else None
     try:
         while pending:
             crashed = _run_batch(executor, pending, summaries, errors, on_done, last_try=alone,
@@ -225,6 +230,36 @@ def execute(specs: list[TrialSpec], jobs: int, on_done=None,
         if progress_dir is not None:
             shutil.rmtree(progress_dir, ignore_errors=True)
     return summaries, errors
+
+
+PROGRESS_PREFIX = "nasbench-progress-"     # + the run's pid: a folder whose run is gone can be removed
+
+
+def remove_stale_progress_folders() -> int:
+    """Delete the progress folders of runs that no longer exist (a run killed with kill -9 cannot remove
+    its own); returns how many. Only folders named by a pid that is not alive are touched."""
+    import re
+    import shutil
+    import tempfile
+
+    removed = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{PROGRESS_PREFIX}*"):
+        owner = re.match(rf"{PROGRESS_PREFIX}(\d+)-", folder.name)
+        if not folder.is_dir() or owner is None or _alive(int(owner.group(1))):
+            continue
+        shutil.rmtree(folder, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:         # another user's live process
+        return True
+    return True
 
 
 def _executor(jobs: int):

@@ -198,15 +198,20 @@ def check_problem(benchmark, objectives, constraints) -> list[str]:
     parsed); else notes (one line each) on a degenerate problem: an objective the constraints leave
     constant over every feasible architecture."""
     from benchmarks.core.objectives import loss_objective
-    from benchmarks.core.pareto import constant_objectives, objective_space
+    from benchmarks.core.pareto import constant_objectives, forget_spaces, objective_space
     from benchmarks.core.registry import load_test_losses
 
     objectives, constraints = scoring_problem(benchmark.name, objectives, constraints)
-    space = objective_space(load_test_losses(benchmark), objectives or (loss_objective(benchmark.name),), constraints)
+    try:
+        space = objective_space(load_test_losses(benchmark), objectives or (loss_objective(benchmark.name),),
+                                constraints)
+        constant = constant_objectives(space)
+    finally:
+        forget_spaces()         # `nasbench.run` runs the algorithm in this process next: no true front in reach
     within = f" within {', '.join(map(str, constraints))}" if constraints else ""
     return [f"every architecture{within} has {name} = {value:.6g}: the problem is degenerate in {name} (the true "
             f"front is flat in it, and hypervolume regret measures the other objectives alone); loosen the "
-            f"constraint or leave {name} out of --objectives" for name, value in constant_objectives(space).items()]
+            f"constraint or leave {name} out of --objectives" for name, value in constant.items()]
 
 
 def check_objectives_fit(algorithm, name: str, objectives) -> None:

@@ -314,6 +314,33 @@ def _trial_files(folder: Path) -> list[Path]:
     return [p for p in folder.iterdir() if p.is_file() and TRIAL_FILE.match(p.name)]
 
 
+def refuse_other_problem(out, benchmark: str, objectives=(), constraints=()) -> None:
+    """UserError (one line) if OUT/<benchmark> already holds trials scored on other objectives or
+    constraints than (`objectives`, `constraints` texts): a single-objective run written beside
+    multi-objective results (or the other way round) would make the whole folder unreadable to `report`.
+    Reads one trial file per run label; unreadable files are left to the checks that read them."""
+    bench_dir = Path(out) / benchmark
+    if not bench_dir.is_dir():
+        return
+    wanted = (tuple(objectives), tuple(str(c) for c in constraints))
+    for label_dir in sorted(d for d in bench_dir.iterdir() if d.is_dir()):
+        files = sorted(_trial_files(label_dir))
+        if not files:
+            continue
+        try:
+            record = json.loads(files[0].read_text())
+            there = (tuple(record.get("objectives") or ()), tuple(record.get("constraints") or ()))
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue
+        if there != wanted:
+            def say(problem):
+                objectives_text = ",".join(problem[0]) or "one objective"
+                return objectives_text + ("" if not problem[1] else " within " + " and ".join(problem[1]))
+            raise UserError(f"{bench_dir} holds trials scored on {say(there)} (e.g. {files[0]}); this run is scored "
+                            f"on {say(wanted)}: their regrets cannot be compared, and `report` would refuse the "
+                            "folder; use another --out")
+
+
 def _is_benchmark_folder(folder: Path) -> bool:
     return any(sub.is_dir() and _trial_files(sub) for sub in folder.iterdir())
 

@@ -21,12 +21,17 @@ def score_record(unscored: dict, benchmark) -> dict:
     from benchmarks.core.registry import load_test_losses
     from benchmarks.core.regret import final_regret, trajectory
 
+    from benchmarks.core.pareto import forget_spaces
+
     scoring = load_test_losses(benchmark)
     history = unscored["history"]
     traj = trajectory(scoring, history)
     fields = dict(unscored, l_star=scoring.l_star, benchmark_best_arch=scoring.best_id)
     if unscored.get("objectives") or unscored.get("constraints"):
-        fields.update(front_fields(scoring, unscored, traj))
+        try:
+            fields.update(front_fields(scoring, unscored, traj))
+        finally:
+            forget_spaces()     # the true front must not outlive the scoring: the next trial's algorithm may run here
     fields.update(n_evaluations=len(traj["time_s"]), final_regret=final_regret(traj), trajectory=traj,
                   jobs=job_log(history))
     used_up = table_used_up_s(history, scoring.search.n)

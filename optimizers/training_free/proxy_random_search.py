@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from benchmarks.core.errors import UserError
 from benchmarks.proxies.minibatch import check_split
 from optimizers.base import Algorithm, Job, SearchInputs
-from optimizers.proxy_candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
+from optimizers.training_free.candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
 
 
 class ProxyRandomSearch(Algorithm):

@@ -25,11 +25,11 @@ import numpy as np
 
 from benchmarks.core.errors import UserError
 from optimizers.base import SearchInputs
-from optimizers.dehb_search import epochs_of
-from optimizers.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
-from optimizers.smac_search import (_order_local_search_starts, fast_configuration_equality, labels,
+from optimizers.libraries.dehb_search import epochs_of
+from optimizers.libraries.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
+from optimizers.model_based.smac_search import (_order_local_search_starts, fast_configuration_equality, labels,
                                     single_threaded_model)
-from optimizers.snapped_evaluation import quiet_logger
+from optimizers.libraries.snapped_evaluation import quiet_logger
 
 
 class SMACMultiFidelity(LibraryAdapter):

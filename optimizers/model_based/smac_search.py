@@ -33,8 +33,8 @@ import numpy as np
 
 from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
-from optimizers.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
-from optimizers.space_search import NativeSpaceSearch
+from optimizers.libraries.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
+from optimizers.libraries.space_search import NativeSpaceSearch
 
 
 class SMAC(Algorithm):

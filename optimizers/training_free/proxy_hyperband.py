@@ -4,8 +4,8 @@ from dataclasses import dataclass
 from benchmarks.core.errors import UserError
 from benchmarks.proxies.minibatch import check_split
 from optimizers.base import SearchInputs
-from optimizers.hyperband import PROMOTE_MODES, Hyperband, bracket_schedule
-from optimizers.proxy_candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
+from optimizers.multi_fidelity.hyperband import PROMOTE_MODES, Hyperband, bracket_schedule
+from optimizers.training_free.candidates import DEFAULT_SCORE_COST_S, ScoredCandidates
 
 
 class ProxyHyperband(Hyperband):

@@ -61,6 +61,9 @@ class RegularizedEvolution(Algorithm):
             # `--set noise_stds=0.5,1,2` arrives as text: store the canonical tuple of floats.
             object.__setattr__(self, "noise_stds", noise_stds(self.noise_stds))
 
+    def check_table(self, search) -> None:
+        _check_sizes(self.settings, search.n)
+
     def start(self, inputs: SearchInputs) -> None:
         settings = self.settings
         features = inputs.features
@@ -178,6 +181,10 @@ def noise_stds(value) -> tuple[float, ...]:
 def _check(settings, features, n: int) -> None:
     if features is None or features.shape[0] != n:
         raise UserError("re needs a feature matrix with one row per architecture (setting 'features')")
+    _check_sizes(settings, n)
+
+
+def _check_sizes(settings, n: int) -> None:
     if not 1 <= settings.sample <= settings.population:
         raise UserError(f"re needs 1 <= sample <= population, got sample={settings.sample}, "
                         f"population={settings.population}")

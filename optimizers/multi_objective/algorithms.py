@@ -18,11 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.core.errors import UserError
-from optimizers.asha import ASHA
+from optimizers.multi_fidelity.asha import ASHA
 from optimizers.base import Algorithm, Job, SearchInputs
-from optimizers.bayesian import BayesianOptimisation, SpaceBO, fit_bags, predict_bags
-from optimizers.evolution import RegularizedEvolution
-from optimizers.lcbo import LearningCurveBO, parse_numbers
+from optimizers.model_based.bayesian import BayesianOptimisation, SpaceBO, fit_bags, predict_bags
+from optimizers.evolution.regularized_evolution import RegularizedEvolution
+from optimizers.training_free.lcbo import LearningCurveBO, parse_numbers
 
 
 def objective_vector(observation, objectives) -> np.ndarray:

@@ -120,19 +120,23 @@ class LearningCurveBO(Algorithm):
                                 "score_cost_s >= 0, ridge >= 0, head_start >= 0, head_start_pool >= 1, report_every >= 0, "
                                 "promote_top >= 0, filter_share in [0, 1) and a head_start_rung among the rungs")
 
+    def check_table(self, search) -> None:
+        levels = parse_numbers(self.settings.rungs, int, "rungs")
+        if levels[-1] > search.max_epochs:
+            raise UserError(f"lcbo's last rung ({levels[-1]} epochs) exceeds the benchmark's "
+                            f"{search.max_epochs} epochs")
+
     def start(self, inputs: SearchInputs) -> None:
         s = self.settings
+        self.check_table(inputs.search)
         self._levels = parse_numbers(s.rungs, int, "rungs")
-        if self._levels[-1] > inputs.search.max_epochs:
-            raise UserError(f"lcbo's last rung ({self._levels[-1]} epochs) exceeds the benchmark's "
-                            f"{inputs.search.max_epochs} epochs")
         self._keep = parse_numbers(s.keep, float, "keep")
         self._early = list(zip(parse_numbers(s.early_keep, float, "early_keep"), parse_numbers(s.early_cap, int, "early_cap")))
         self._rng = inputs.rng
         n = inputs.search.n
         self._candidates = None
         if s.metric is not None and s.oversample > 1:
-            from optimizers.proxy_candidates import ScoredCandidates
+            from optimizers.training_free.candidates import ScoredCandidates
 
             self._candidates = ScoredCandidates(inputs, s.metric, s.higher_is_better, s.score_cost_s)
         else:

@@ -9,9 +9,9 @@ import warnings
 from dataclasses import dataclass
 
 from optimizers.base import Job, SearchInputs
-from optimizers.multi_objective import _MultiObjective
-from optimizers.snapped_evaluation import quiet_logger
-from optimizers.space_search import NativeSpaceSearch
+from optimizers.multi_objective.algorithms import _MultiObjective
+from optimizers.libraries.snapped_evaluation import quiet_logger
+from optimizers.libraries.space_search import NativeSpaceSearch
 
 REQUIRES = {"optuna": "pip install 'nasbench[libs]' (in a clone: pip install -e '.[libs]')"}
 

@@ -41,8 +41,8 @@ from scipy.special import erf
 
 from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
-from optimizers.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
-from optimizers.space_search import NativeSpaceSearch
+from optimizers.libraries.snapped_evaluation import SnappedEvaluator, SpaceUsedUp, quiet_logger
+from optimizers.libraries.space_search import NativeSpaceSearch
 
 EPS = 1e-12                  # hyperopt.tpe.EPS
 LINEAR_FORGETTING = 25       # hyperopt.tpe.DEFAULT_LF

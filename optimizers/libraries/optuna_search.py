@@ -20,12 +20,12 @@ from collections import deque
 from dataclasses import dataclass
 
 from benchmarks.core.errors import UserError
-from optimizers.asha import rung_levels
+from optimizers.multi_fidelity.asha import rung_levels
 from optimizers.base import Algorithm, Job, SearchInputs
-from optimizers.fidelity_evaluation import FidelityEvaluator
-from optimizers.smac_search import labels
-from optimizers.snapped_evaluation import quiet_logger
-from optimizers.space_search import NativeSpaceSearch
+from optimizers.libraries.fidelity_evaluation import FidelityEvaluator
+from optimizers.model_based.smac_search import labels
+from optimizers.libraries.snapped_evaluation import quiet_logger
+from optimizers.libraries.space_search import NativeSpaceSearch
 
 
 class OptunaTPE(Algorithm):

@@ -21,7 +21,7 @@ import numpy as np
 
 from benchmarks.core.errors import UserError
 from optimizers.base import SearchInputs
-from optimizers.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
+from optimizers.libraries.fidelity_evaluation import FidelityEvaluator, LibraryAdapter
 
 
 class DEHBSearch(LibraryAdapter):
