@@ -1,5 +1,10 @@
 """The packed columnar cache: one uncompressed .npz per data source, found by the sources' size and
 mtime, holding the sources' sha256 checksum, and rebuilt whenever it is stale or unreadable.
+
+The cache is bound to its content: it holds the sha256 of its arrays (`content_digest`, the test losses
+apart in `test_loss_digest`, since trials read those alone), checked at every load. A cache whose arrays
+were edited (a test loss set to 4.0, say) no longer matches and is rebuilt from the sources, so a run
+never records the sources' checksum for data it did not read.
 """
 import hashlib
 import sys
@@ -13,7 +18,7 @@ from benchmarks.cells.log_reader import read_logs
 from benchmarks.core.paths import cache_dir
 from benchmarks.core.table import encode_blob
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4     # 4: content digests
 ARRAY_KEYS = ("ids", "train_loss", "val_loss", "test_loss", "wall_time_s", "n_epochs", "status",
               "num_params", "recipe_blob", "recipe_offsets", "log_name_blob", "log_name_offsets")
 
@@ -45,6 +50,25 @@ def checksum(source: Path, extra: list[Path]) -> str:
     return digest.hexdigest()
 
 
+META_KEYS = ("format", "fingerprint", "checksum", "content_digest", "test_loss_digest")
+
+
+def array_digest(arrays: dict, keys) -> str:
+    """sha256 over the named arrays: name, dtype, shape and bytes of each, in name order."""
+    digest = hashlib.sha256()
+    for key in sorted(keys):
+        array = np.ascontiguousarray(arrays[key])
+        digest.update(f"{key}|{array.dtype.str}|{array.shape}\n".encode())
+        digest.update(memoryview(array).cast("B") if array.size else b"")
+    return digest.hexdigest()
+
+
+def content_digests(arrays: dict) -> dict:
+    """{"content_digest": of every array but the test losses, "test_loss_digest": of the test losses}."""
+    rest = [k for k in arrays if k not in META_KEYS and k != "test_loss"]
+    return {"content_digest": array_digest(arrays, rest), "test_loss_digest": array_digest(arrays, ["test_loss"])}
+
+
 def cache_path_for(name: str, key: str) -> Path:
     return cache_dir() / f"{name}-{key[:20]}.npz"
 
@@ -67,6 +91,10 @@ def load_cached(path: Path, key: str) -> dict | None:
                 raise ValueError(f"bad {k}")
         if len(arrays["recipe_offsets"]) != n + 1 or arrays["recipe_offsets"][-1] != len(arrays["recipe_blob"]):
             raise ValueError("bad recipes")
+        expected = content_digests(arrays)
+        for k, value in expected.items():
+            if str(arrays[k]) != value:
+                raise ValueError(f"its arrays do not match their {k} (edited?)")
         return arrays
     except Exception as exc:  # any unreadable cache is rebuilt, never trusted
         print(f"nasbench: cache {path} is unusable ({exc}); rebuilding it", file=sys.stderr)
@@ -170,6 +198,7 @@ def load_or_build(name: str, source: Path, features_csv: Path | None, max_epochs
         arrays["format"] = np.array(CACHE_FORMAT)
         arrays["fingerprint"] = np.array(key)
         arrays["checksum"] = np.array(checksum(source, extra))
+        arrays.update({k: np.array(v) for k, v in content_digests(arrays).items()})
         try:
             save_npz_atomic(path, **arrays)
         except OSError as exc:

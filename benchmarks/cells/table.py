@@ -43,12 +43,18 @@ def test_losses(benchmark: Benchmark):
     cache changed since the benchmark was loaded (another checksum, another shape)."""
     import numpy as np
 
+    from benchmarks.cells.packed_cache import array_digest
+
     try:
         with np.load(benchmark.cache_path, allow_pickle=False) as archive:
             checksum, loss = str(archive["checksum"]), archive["test_loss"]
+            digest = str(archive["test_loss_digest"])
     except (OSError, KeyError, ValueError) as exc:
         raise DataError(f"cannot read test losses from the cache {benchmark.cache_path}: {exc}") from None
     if checksum != benchmark.checksum or loss.shape != benchmark.search.val_loss.shape:
         raise DataError(f"the cache {benchmark.cache_path} changed while a run used it (another data "
                         "checksum); rerun the command")
+    if array_digest({"test_loss": loss}, ["test_loss"]) != digest:
+        raise DataError(f"the test losses in the cache {benchmark.cache_path} do not match their checksum (edited?); "
+                        "delete the file, and the next command rebuilds it from the logs")
     return loss

@@ -243,6 +243,8 @@ def _prefix_index(search: SearchTable) -> _PrefixIndex:
         running = np.where(improved, val[:, e - 1], running)
         current = np.where(improved, e, current)
         epoch_of_min[:, e] = current
-    index = _PrefixIndex(cum, best, epoch_of_min)
+    from benchmarks.core.table import immutable
+
+    index = _PrefixIndex(immutable(cum), immutable(best), immutable(epoch_of_min))   # no trial can change them
     _PREFIX_CACHE[key] = (search, index)
     return index

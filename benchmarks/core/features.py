@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from benchmarks.core.errors import UserError
+from benchmarks.core.table import immutable
 
 FEATURE_KINDS = {
     "shipped-10d": "10-d graph2vec shipped with NAS-Bench-NLP (doc2vec_features_lowdim.csv; ptb only: "
@@ -71,8 +72,7 @@ def features(benchmark, kind: str) -> np.ndarray:
         memo = _MEMO.get(("shipped", id(shipped)))
         if memo is not None and memo[0] is shipped:
             return memo[1]
-        matrix = np.asarray(shipped, dtype=np.float64).view()
-        matrix.flags.writeable = False
+        matrix = immutable(np.asarray(shipped, dtype=np.float64))
         _MEMO[("shipped", id(shipped))] = (shipped, matrix)
         return matrix
     return g2v_features(benchmark, G2V_DIMS[kind], DEFAULT_SEED)
@@ -153,7 +153,7 @@ def g2v_features(benchmark, dims: int, seed: int = DEFAULT_SEED, rebuild: bool =
         save_npz_atomic(path, features=matrix, ids=np.asarray(benchmark.search.ids),
                         version=np.array(ALGORITHM_VERSION), seed=np.array(seed), blas_kernel=np.array(_kernel()),
                         build_s=np.array(time.perf_counter() - started))
-    matrix.flags.writeable = False
+    matrix = immutable(matrix)              # shared by every trial in this process: nothing may change it
     _MEMO[path] = (_stamp(path), matrix)
     return matrix
 

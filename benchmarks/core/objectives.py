@@ -107,7 +107,9 @@ def architecture_values(search, name: str) -> np.ndarray:
         values[logged == 0] = np.nan
     else:
         raise UserError(f"'{name}' is not a per-architecture objective")
-    values.flags.writeable = False
+    from benchmarks.core.table import immutable
+
+    values = immutable(values)              # shared by every trial in this process: nothing may change it
     _VALUES[key] = (search, values)
     return values
 

@@ -173,7 +173,9 @@ def encodings(search) -> np.ndarray:
     if cached is not None and cached[0] is search:
         return cached[1]
     matrix = np.array([search.space.encode(arch) for arch in architectures(search)], dtype=np.float64)
-    matrix.flags.writeable = False
+    from benchmarks.core.table import immutable
+
+    matrix = immutable(matrix)              # shared by every trial in this process: nothing may change it
     _ENCODINGS[id(search)] = (search, matrix)
     return matrix
 

@@ -31,16 +31,36 @@ ARRAY_FIELDS = ("ids", "train_loss", "val_loss", "wall_time_s", "n_epochs", "sta
                 "recipe_offsets", "log_name_blob", "log_name_offsets", "shipped_features")
 
 
+def immutable(array):
+    """`array` over memory nothing in this process can write: a copy whose buffer is an immutable `bytes`
+    object, so numpy refuses to set its WRITEABLE flag again (a read-only *view* of a writable array
+    can be switched back, and a plugin did so through `gc`). Already-immutable arrays and None are
+    returned as they are. Object arrays cannot be frozen this way and are returned as read-only views."""
+    if not isinstance(array, np.ndarray) or is_immutable(array):
+        return array
+    if array.dtype.hasobject:
+        view = array.view()
+        view.flags.writeable = False
+        return view
+    return np.frombuffer(np.ascontiguousarray(array).tobytes(), dtype=array.dtype).reshape(array.shape)
+
+
+def is_immutable(array) -> bool:
+    """Whether `array`'s memory is an immutable `bytes` object (see `immutable`)."""
+    base = array
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    return isinstance(base, bytes)
+
+
 def _read_only(obj, names) -> None:
-    """Replace each array attribute in `names` by a read-only view of it: a plugin that writes into what
-    it was handed cannot change what later trials in the same process (other algorithms' included) see;
-    the write fails its own trial."""
+    """Replace each array attribute in `names` by an `immutable` copy: a plugin that writes into what it
+    was handed, or switches an array's WRITEABLE flag back on, cannot change what later trials in the
+    same process (other algorithms' included) see; the write fails its own trial."""
     for name in names:
         value = getattr(obj, name)
-        if isinstance(value, np.ndarray) and value.flags.writeable:
-            view = value.view()
-            view.flags.writeable = False
-            setattr(obj, name, view)
+        if isinstance(value, np.ndarray):
+            setattr(obj, name, immutable(value))
 
 
 class _Rows:
@@ -104,6 +124,10 @@ class ArchitectureTable(_Rows):
     def __post_init__(self):
         _read_only(self, ARCHITECTURE_FIELDS)
 
+    def __setstate__(self, state):          # unpickled (a Dask worker): arrays come back writable
+        self.__dict__.update(state)
+        _read_only(self, ARCHITECTURE_FIELDS)
+
 
 @dataclass(eq=False)
 class SearchTable(_Rows):
@@ -126,6 +150,10 @@ class SearchTable(_Rows):
     features_extra_rows: int = 0  # rows of the features CSV whose id has no log (ignored)
 
     def __post_init__(self):
+        _read_only(self, ARRAY_FIELDS)
+
+    def __setstate__(self, state):          # unpickled (a Dask worker): arrays come back writable
+        self.__dict__.update(state)
         _read_only(self, ARRAY_FIELDS)
 
     @property

@@ -30,7 +30,7 @@ from benchmarks.gpt.sizes import SupernetConfig
 from benchmarks.gpt.space import GPTSpace
 
 ENV = "NASBENCH_GPT_DATA"
-CACHE_VERSION = "2"   # 2: perplexity bounded by the vocabulary, unknown keys refused (re-validates old caches)
+CACHE_VERSION = "2"   # 2: content digest; perplexity bounded by the vocabulary, unknown keys refused
 
 
 def files(name: str) -> tuple[str, str]:
@@ -193,17 +193,32 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
 
 
 def _read_cache(path: Path, checksum: str):
+    """The cached arrays if the file holds the sources' checksum and its arrays still match their own
+    sha256 (`content_digest`: a perplexity edited in the cache is caught), else None (parsed again)."""
+    from benchmarks.cells.packed_cache import array_digest
+
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {key: data[key] for key in data.files}
     except (OSError, ValueError, KeyError, EOFError):
         return None
-    return arrays if str(arrays.get("checksum")) == checksum else None
+    if str(arrays.get("checksum")) != checksum:
+        return None
+    content = [k for k in arrays if k not in ("checksum", "content_digest")]
+    if str(arrays.get("content_digest")) != array_digest(arrays, content):
+        import sys
+
+        print(f"nasbench: cache {path} is unusable (its arrays do not match their content_digest: edited?); "
+              "rebuilding it", file=sys.stderr)
+        return None
+    return arrays
 
 
 def _write_cache(path: Path, arrays: dict) -> None:
+    from benchmarks.cells.packed_cache import array_digest
     from benchmarks.core.atomic import write_bytes_atomic
 
+    arrays["content_digest"] = np.array(array_digest(arrays, [k for k in arrays if k != "checksum"]))
     buffer = io.BytesIO()
     np.savez(buffer, **arrays)
     try:

@@ -23,6 +23,25 @@ from optimizers.base import Algorithm, Job
 _HEADER = struct.Struct("!Q")
 
 
+PR_SET_DUMPABLE = 4
+
+
+def not_dumpable() -> bool:
+    """Mark this process (the worker that holds the benchmark's table) non-dumpable, so that processes
+    of the same user without CAP_SYS_PTRACE, the isolated child included, can no longer read its memory
+    (`/proc/<pid>/mem`), environment, open files or command line through /proc. Linux only; returns
+    whether it applied. Root (or CAP_SYS_PTRACE) still can: see the docs on running untrusted plugins."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 class IsolatedFailure(Exception):
     """The isolated algorithm raised (or its process ended): one line, already naming where."""
 
@@ -41,6 +60,7 @@ class IsolatedAlgorithm(Algorithm):
         self._jobs: dict = {}            # keep those jobs alive while their ids are keys
 
     def start(self, inputs) -> None:
+        not_dumpable()                     # before the child exists: it must not read this process
         env = {k: v for k, v in os.environ.items() if not k.startswith("NASBENCH_")}
         self._child = subprocess.Popen([sys.executable, "-m", "nasbench_cli.harness.isolation"],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)

@@ -66,8 +66,7 @@ def known_objectives(search, objectives) -> np.ndarray | None:
     for col, name in enumerate(objectives):
         if OBJECTIVES[name].known_before_training:
             values[:, col] = architecture_values(search, name)
-    values.flags.writeable = False
-    return values
+    return read_only(values)
 
 
 def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1,
@@ -158,13 +157,12 @@ def searcher_view(search):
 
 
 def read_only(array):
-    """A read-only view of an array handed to an algorithm (None stays None): the caller's copy, shared
-    with later trials in this process, cannot be changed through it."""
-    if array is None:
-        return None
-    view = np.asarray(array).view()
-    view.flags.writeable = False
-    return view
+    """An array handed to an algorithm over memory it cannot write (`benchmarks.core.table.immutable`;
+    None stays None): the caller's copy, shared with later trials in this process, cannot be changed
+    through it, not even by switching its WRITEABLE flag back on."""
+    from benchmarks.core.table import immutable
+
+    return None if array is None else immutable(np.asarray(array))
 
 
 def free_job_limit(n_architectures: int) -> int:
