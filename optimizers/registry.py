@@ -175,11 +175,11 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     from optimizers.plugins import canonical_spec, is_plugin_spec
 
     native = benchmark is not None and "graph2vec" not in _offers(benchmark)
-    groups = {"all": list(SPACE_ALGORITHMS if native else PAPER_ALGORITHMS),
-              "proxy": list(PROXY_ALGORITHMS),
-              "libs": ["optuna"] if native else list(LIBRARY_ALGORITHMS),
-              "mo": [n for n in MULTI_OBJECTIVE_ALGORITHMS
-                     if benchmark is None or _fits(n, _offers(benchmark))]}
+    groups = {"all": lambda: list(SPACE_ALGORITHMS if native else PAPER_ALGORITHMS),
+              "proxy": lambda: list(PROXY_ALGORITHMS),
+              "libs": lambda: ["optuna"] if native else list(LIBRARY_ALGORITHMS),
+              # imports each multi-objective module to read its needs: only when 'mo' is asked for
+              "mo": lambda: [n for n in MULTI_OBJECTIVE_ALGORITHMS if benchmark is None or _fits(n, _offers(benchmark))]}
     from benchmarks.core.names import canonical, did_you_mean
 
     known = set(available()) | set(ALIASES) | set(plugin_names())
@@ -187,7 +187,7 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     # names match ignoring case (`HB` is hb) when that names one algorithm or group
     words = [w if w in known or w in groups or is_plugin_spec(w) else canonical(w, known | set(groups)) or w
              for w in words]
-    names = [n for w in words for n in groups.get(w, [w])]
+    names = [n for w in words for n in (groups[w]() if w in groups else [w])]
     names = [canonical_spec(n) if is_plugin_spec(n) else n for n in names]
     old = [n for n in names if n in ALIASES]
     if old:

@@ -1,8 +1,6 @@
 """`nasbench data`: inspect the benchmark data and its cache."""
 import click
 
-from benchmarks.core.errors import UserError
-
 from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, json_option
 
 

@@ -108,7 +108,7 @@ def regret_matrix(records, grid_s) -> np.ndarray:
 def t_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
     """(mean, low, high) of the finite values with a Student-t interval; bounds NaN if n < 2,
     all NaN if n == 0."""
-    from scipy import stats
+    from scipy.special import stdtrit    # Student t quantile: what stats.t.ppf computes, without scipy.stats' import
 
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values)]
@@ -118,7 +118,7 @@ def t_interval(values, confidence: float = 0.95) -> tuple[float, float, float]:
     mean = float(values.mean())
     if n < 2:
         return mean, math.nan, math.nan
-    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1) * values.std(ddof=1) / math.sqrt(n))
+    half = float(stdtrit(n - 1, 0.5 + confidence / 2) * values.std(ddof=1) / math.sqrt(n))
     return mean, mean - half, mean + half
 
 
@@ -128,7 +128,7 @@ BAND_KINDS = {"ci95": "shaded 95% t-interval", "sem": "shaded ±1 standard error
 def mean_band(matrix, confidence: float = 0.95, kind: str = "ci95") -> dict:
     """Per grid column over the trials present: mean, low, high (NaN where < 2 present), n. `kind`:
     'ci95' (Student-t interval at `confidence`) or 'sem' (mean ± one standard error)."""
-    from scipy import stats
+    from scipy.special import stdtrit
 
     matrix = np.asarray(matrix, dtype=float)
     present = np.isfinite(matrix)
@@ -138,7 +138,7 @@ def mean_band(matrix, confidence: float = 0.95, kind: str = "ci95") -> dict:
         mean = np.where(n > 0, filled.sum(axis=0) / np.maximum(n, 1), np.nan)
         dev = np.where(present, matrix - mean, 0.0)
         sd = np.sqrt((dev ** 2).sum(axis=0) / np.maximum(n - 1, 1))
-        factor = 1.0 if kind == "sem" else stats.t.ppf(0.5 + confidence / 2, np.maximum(n - 1, 1))
+        factor = 1.0 if kind == "sem" else stdtrit(np.maximum(n - 1, 1), 0.5 + confidence / 2)
         half = factor * sd / np.sqrt(np.maximum(n, 1))
     half = np.where(n >= 2, half, np.nan)
     return {"mean": mean, "low": mean - half, "high": mean + half, "n": n}
