@@ -146,3 +146,34 @@ def test_analyze_proxies_reads_the_shipped_table_and_says_what_to_build_for_the_
     assert "jacobian_cosine" in payload["unscored_metrics"] and "hidden_covariance_l1" not in payload["unscored_metrics"]
     assert "nasbench proxies build --benchmark ptb --sample 1000 --split train" in payload["to_score_them"]
     assert "CPU hours" in payload["to_score_them"]
+
+
+@pytest.mark.parametrize("name", ["bert", "gpt-s", "gpt-l"])
+def test_space_works_on_every_benchmark_in_its_own_terms(name):
+    """`space` served only recurrent cells; every space now samples, shows, validates and counts its
+    architectures through the search-space protocol, in its choices."""
+    import json
+
+    from benchmarks.core.registry import load_benchmark
+
+    drawn = nasbench("space", "sample", "-n", "3", "--seed", "1", "--benchmark", name)
+    assert drawn.returncode == 0, drawn.stderr
+    lines = drawn.stdout.strip().splitlines()
+    assert len(lines) == 3 and lines == nasbench("space", "sample", "-n", "3", "--seed", "1", "--benchmark",
+                                                 name).stdout.strip().splitlines()
+    space = load_benchmark(name).search.space
+    names = {choice.name for choice in space.choices()}
+    for line in lines:
+        assert set(json.loads(line)) <= names
+        ok = nasbench("space", "validate", line, "--benchmark", name)
+        assert ok.returncode == 0 and ok.stdout.startswith("valid"), ok.stderr
+    bench = load_benchmark(name)
+    arch_id = int(bench.search.ids[5])
+    shown = json.loads(nasbench("space", "show", str(arch_id), "--benchmark", name, "--json").stdout)
+    assert arch_id in shown["same_architecture_ids"] and set(shown["choices"]) <= names
+    stats = json.loads(nasbench("space", "stats", "--benchmark", name, "--json").stdout)
+    assert stats["architectures"] == bench.search.n and {c["name"] for c in stats["choices"]} == names
+    first = stats["choices"][0]
+    assert sum(first["counts"].values()) == first["active_in"] == bench.search.n
+    bad = nasbench("space", "validate", json.dumps({next(iter(names)): "nonsense"}), "--benchmark", name)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr

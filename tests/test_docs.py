@@ -23,6 +23,13 @@ def test_the_site_builds_strictly(tmp_path):
         assert name in api
     assert (tmp_path / "site" / "figures" / "ptb-regret-vs-time.png").is_file()
     check_home_page((tmp_path / "site" / "index.html").read_text())
+    objectives_page = (tmp_path / "site" / "results" / "hardware-aware" / "index.html").read_text()
+    from benchmarks.core.catalog import BENCHMARKS
+
+    for name, spec in BENCHMARKS.items():          # the objectives table names every benchmark's own
+        for objective in spec.objectives:
+            assert re.search(rf"<td>{re.escape(name)}</td>\s*<td><code>{objective}</code>", objectives_page), \
+                (name, objective)
 
 
 def check_home_page(html: str) -> None:

@@ -1,16 +1,25 @@
-"""`nasbench space`: the recurrent-cell search space: sample, show, validate, stats."""
+"""`nasbench space`: a benchmark's search space: sample, show, validate, stats. The recurrent cells
+(ptb, wt2) in their terms (recipes, nodes, canonical forms); every other space through the search-space
+protocol, in its choices (`space_native`)."""
 
 import click
 
-from nasbench_cli.commands.options import cell_benchmark_option, data_dir_option, echo_json, json_option
+from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, json_option
+
+
+def is_cell_benchmark(name: str) -> bool:
+    from benchmarks.core.registry import get_spec
+
+    return get_spec(name).loader.startswith("benchmarks.cells")
 
 
 @click.group()
 def space():
-    """The NAS-Bench-NLP cell search space: random cells, readable cells, validity, statistics.
+    """A benchmark's search space (--benchmark): random architectures, readable ones, validity, statistics.
 
-    A cell ("recipe") is a JSON object {node: {"op": OP, "input": [names]}} reading x and h_prev_i
-    and defining h_new_0..h_new_{k-1} (h_new_0 is the output).
+    ptb, wt2: a cell ("recipe") is a JSON object {node: {"op": OP, "input": [names]}} reading x and
+    h_prev_i and defining h_new_0..h_new_{k-1} (h_new_0 is the output). bert, gpt-s/m/l: an
+    architecture is its choices, {choice: value} (`space stats` lists them), or the data's own record.
     """
 
 
@@ -23,13 +32,20 @@ def cell_lines(cell) -> list[str]:
 @space.command()
 @click.option("-n", "count", type=click.IntRange(min=0), required=True, help="How many cells to draw.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Random seed (same seed, same cells).")
-@click.option("--unique", is_flag=True, help="Skip cells whose canonical form was already drawn.")
+@click.option("--unique", is_flag=True, help="Skip architectures already drawn (cells: by canonical form).")
+@benchmark_option
 @json_option
-def sample(count, seed, unique, as_json):
-    """Draw N random valid cells with the NAS-Bench-NLP generator procedure.
+def sample(count, seed, unique, benchmark_name, as_json):
+    """Draw N random valid architectures of the benchmark's space.
 
-    Prints one recipe (compact JSON) per line, or with --json a JSON list of recipes.
+    ptb, wt2: with the NAS-Bench-NLP generator procedure, one recipe (compact JSON) per line. Other
+    spaces: one {choice: value} object per line. --json: a JSON list.
     """
+    if not is_cell_benchmark(benchmark_name):
+        from nasbench_cli.commands import space_native
+
+        space_native.sample(benchmark_name, count, seed, unique, as_json)
+        return
     from benchmarks.cells.generator import sample_cells
 
     cells = sample_cells(count, seed=seed, unique=unique)
@@ -43,25 +59,31 @@ def sample(count, seed, unique, as_json):
 @space.command()
 @click.argument("arch_id", type=int, required=False)
 @click.option("--recipe", "recipe_text", default=None, metavar="FILE_OR_JSON",
-              help="Show this cell (JSON text or a JSON file) instead of an architecture id; "
-                   "it is looked up in the benchmark by canonical form.")
+              help="Show this architecture (JSON text or a JSON file) instead of an id; it is looked up in "
+                   "the benchmark (cells: by canonical form).")
 @click.option("--lookup/--no-lookup", default=True, show_default=True,
-              help="With --recipe: look the cell up in the benchmark (needs the data).")
-@cell_benchmark_option
+              help="With --recipe on ptb/wt2: look the cell up in the benchmark (needs the data).")
+@benchmark_option
 @data_dir_option
 @json_option
 def show(arch_id, recipe_text, lookup, benchmark_name, data_dir, as_json):
-    """Show a cell readably: one line per node in topological order, its canonical hash and the
-    benchmark architectures with the same canonical form.
+    """Show an architecture readably. ptb, wt2: one line per node in topological order, the canonical
+    hash and the benchmark architectures with the same canonical form. Other spaces: one line per
+    choice, and the benchmark architectures with the same choices.
 
-    ARCH_ID is a recepie_id of the benchmark; or give --recipe FILE_OR_JSON.
+    ARCH_ID is an id of the benchmark; or give --recipe FILE_OR_JSON.
     """
-    from benchmarks.cells.canonical import canonical_form, canonical_hash, lookup_all
-    from benchmarks.cells.recipe import parse_cell, validate, violations
     from benchmarks.core.errors import UserError
 
     if (arch_id is None) == (recipe_text is None):
         raise UserError("give exactly one of ARCH_ID or --recipe FILE_OR_JSON")
+    if not is_cell_benchmark(benchmark_name):
+        from nasbench_cli.commands import space_native
+
+        space_native.show(benchmark_name, data_dir, arch_id, recipe_text, as_json)
+        return
+    from benchmarks.cells.canonical import canonical_form, canonical_hash, lookup_all
+    from benchmarks.cells.recipe import parse_cell, validate, violations
     benchmark = None
     if arch_id is not None or lookup:
         from benchmarks.core.registry import load_benchmark
@@ -108,10 +130,17 @@ def show(arch_id, recipe_text, lookup, benchmark_name, data_dir, as_json):
 @space.command("validate")
 @click.argument("recipe_text", metavar="FILE_OR_JSON")
 @click.option("--strict", is_flag=True,
-              help="Also apply the generator-only rule: no h_new_i reads an h_prev_j directly.")
+              help="ptb, wt2: also apply the generator-only rule: no h_new_i reads an h_prev_j directly.")
+@benchmark_option
 @json_option
-def validate_cmd(recipe_text, strict, as_json):
-    """Check a cell against the search-space rules. Exit 0 if valid, 2 if not (reasons printed)."""
+def validate_cmd(recipe_text, strict, benchmark_name, as_json):
+    """Check an architecture against the benchmark's space (cells: its rules; other spaces: their
+    choices and values). Exit 0 if valid, 2 if not (reasons printed)."""
+    if not is_cell_benchmark(benchmark_name):
+        from nasbench_cli.commands import space_native
+
+        space_native.validate(benchmark_name, recipe_text, as_json)
+        return
     from benchmarks.cells.recipe import parse_cell, violations
 
     found = violations(recipe_text, strict=strict)
@@ -129,16 +158,22 @@ def validate_cmd(recipe_text, strict, as_json):
 
 
 @space.command()
-@cell_benchmark_option
+@benchmark_option
 @data_dir_option
 @click.option("--samples", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Also draw this many random cells and report their canonical duplicates and how many "
-                   "are benchmark architectures.")
+              help="ptb, wt2: also draw this many random cells and report their canonical duplicates and how "
+                   "many are benchmark architectures.")
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), default=0, show_default=True, help="Seed for --samples.")
 @json_option
 def stats(benchmark_name, data_dir, samples, seed, as_json):
-    """Validate every recipe of a benchmark (architectures breaking each rule) and count the
-    architectures that share a canonical form with another one."""
+    """ptb, wt2: validate every recipe of the benchmark (architectures breaking each rule) and count
+    the architectures that share a canonical form with another one. Other spaces: each choice and how
+    many of the benchmark's architectures take each of its values."""
+    if not is_cell_benchmark(benchmark_name):
+        from nasbench_cli.commands import space_native
+
+        space_native.stats(benchmark_name, data_dir, as_json)
+        return
     from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir)
