@@ -177,3 +177,28 @@ def test_space_works_on_every_benchmark_in_its_own_terms(name):
     assert sum(first["counts"].values()) == first["active_in"] == bench.search.n
     bad = nasbench("space", "validate", json.dumps({next(iter(names)): "nonsense"}), "--benchmark", name)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "Traceback" not in bad.stderr
+
+
+def test_gpt_figures_list_the_algorithms_in_their_order_and_fit_their_labels(tmp_path):
+    """On gpt-m the legend read re, tpe, rs (the generic names sorted last); and the y-axis label was
+    taller than the axes. Now rs, re, tpe (the order of `--algo all` there), and the label fits."""
+    import matplotlib.pyplot as plt
+
+    from nasbench_cli.figures import plotting
+    from nasbench_cli.results import aggregate
+    from nasbench_cli.results.files import load_results
+
+    out = tmp_path / "r"
+    assert nasbench("run", "--benchmark", "gpt-m", "--algo", "tpe,re,rs", "--trials", "2", "--budget-evals", "12",
+                    "--out", str(out)).returncode == 0
+    per_algo = load_results(out).runs["gpt-m"]
+    assert list(per_algo) == ["rs", "re", "tpe"]
+    fig = plotting.regret_figure("gpt-m", per_algo, aggregate.time_grid_s([r for rs in per_algo.values() for r in rs]))
+    try:
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        label = ax.yaxis.label.get_window_extent(fig.canvas.get_renderer())
+        assert label.height <= ax.get_window_extent().height, (label.height, ax.get_window_extent().height)
+        assert [t.get_text().split(" (n=")[0] for t in ax.get_legend().get_texts()] == ["rs", "re", "tpe"]
+    finally:
+        plt.close(fig)

@@ -53,7 +53,7 @@ _OTHER_DASHES = ("-.", (0, (5, 1.5, 1, 1.5)), (0, (3, 1, 1, 1, 1, 1)))
 BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2", "bert": "NAS-Bench-BERT, GLUE",
                     "gpt-s": "HW-GPT-Bench, space s", "gpt-m": "HW-GPT-Bench, space m", "gpt-l": "HW-GPT-Bench, space l"}
 REGRET_MEANINGS = {"bert": "best GLUE of the 500 − GLUE (points)",   # default: test log-perplexity − L*
-                   **{f"gpt-{s}": "perplexity − the table's lowest (supernet, OpenWebText)" for s in "sml"}}
+                   **{f"gpt-{s}": "perplexity − the table's lowest" for s in "sml"}}   # the title names the data
 
 
 def regret_meaning(benchmark: str, per_algo: dict | None = None) -> str:

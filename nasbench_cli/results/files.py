@@ -303,6 +303,11 @@ def algo_order(names) -> list[str]:
     except ImportError:  # pragma: no cover - the registry is part of the package
         known = {}
 
+    # the generic names sit next to their relatives: rs before rs50e, bo before bo10d (so gpt's rs, re,
+    # tpe keep the order of `--algo all` there)
+    known.update({generic: known[relative] - 0.5 for generic, relative in (("rs", "rs50e"), ("bo", "bo10d"))
+                  if generic in known and relative in known})
+
     def key(label):
         algo, workers = split_label(label)
         return (known.get(algo, len(known)), algo, workers, label)
