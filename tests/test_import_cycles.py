@@ -98,3 +98,30 @@ def test_a_package_importing_its_own_submodules_is_not_a_cycle(tmp_path):
     (package / "minibatch.py").write_text("from benchmarks.proxies import load\n")     # a name from the package
     assert cycles(tmp_path, ("benchmarks",)) == [["benchmarks.proxies", "benchmarks.proxies.minibatch",
                                                   "benchmarks.proxies.score_cache"]]
+
+
+def test_each_algorithm_family_exposes_its_registry_classes():
+    """optimizers/ is grouped by family; each subpackage's face names classes of its own modules, loads
+    none until one is used, and together they hold every class the registry names."""
+    import importlib
+    import subprocess
+    import sys
+
+    from optimizers.registry import ALGORITHMS
+
+    families = sorted(p.name for p in (REPO / "optimizers").iterdir() if (p / "__init__.py").is_file())
+    assert families == ["baselines", "evolution", "libraries", "model_based", "multi_fidelity", "multi_objective",
+                        "training_free"]
+    exposed = {}
+    for family in families:
+        face = importlib.import_module(f"optimizers.{family}")
+        for name in face.__all__:
+            cls = getattr(face, name)
+            assert cls.__module__.startswith(f"optimizers.{family}."), (family, name)
+            exposed[f"{cls.__module__}:{name}"] = cls
+    targets = {target for _, variants in ALGORITHMS.values() for target in variants}
+    assert targets <= set(exposed), sorted(targets - set(exposed))
+    lazy = subprocess.run([sys.executable, "-c", "import sys, optimizers.model_based, optimizers.libraries; "
+                           "print(sorted(m for m in sys.modules if m.startswith('optimizers.')))"],
+                          capture_output=True, text=True, cwd=REPO)
+    assert "optimizers.model_based.smac_search" not in lazy.stdout and "optuna_search" not in lazy.stdout

@@ -3,18 +3,13 @@ fidelity and snapping evaluators, and `NativeSpaceSearch` for libraries that sea
 
 Its classes load on first use (the registry imports a module only for the algorithm that runs).
 """
-import importlib
+from optimizers.families import lazy_face
 
-_MODULE_OF = {   # class -> its module in this package
-    "OptunaTPE": "optuna_search", "SpaceOptuna": "optuna_search", "DEHBSearch": "dehb_search",
-    "SMACMultiFidelity": "smac_multifidelity", "FidelityEvaluator": "fidelity_evaluation",
-    "LibraryAdapter": "fidelity_evaluation", "SnappedEvaluator": "snapped_evaluation",
-    "NativeSpaceSearch": "space_search",
-}
-__all__ = list(_MODULE_OF)
-
-
-def __getattr__(name):
-    if name in _MODULE_OF:
-        return getattr(importlib.import_module(f"optimizers.libraries.{_MODULE_OF[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__all__, __getattr__ = lazy_face(__name__, {   # module -> its public classes
+    "optuna_search": ("OptunaTPE", "SpaceOptuna",),
+    "dehb_search": ("DEHBSearch",),
+    "smac_multifidelity": ("SMACMultiFidelity",),
+    "fidelity_evaluation": ("FidelityEvaluator", "LibraryAdapter",),
+    "snapped_evaluation": ("SnappedEvaluator",),
+    "space_search": ("NativeSpaceSearch",),
+})
