@@ -83,7 +83,7 @@ def test_shipped_scores_need_the_same_recipe_not_just_the_same_id(ptb):
 # and kernels (`scripts/rescore_spread.py` measures it, 300 seeded cells of each benchmark):
 #   AMD EPYC, torch 2.13 (where the shipped tables were made; MKL and oneDNN pinned or not): 600 of 600 exact
 #   AMD EPYC, ATEN_CPU_CAPABILITY=default: median relative difference 6.2e-7 (ptb) / 8.4e-7 (wt2), largest 6.4e-5
-#   Intel Xeon (Sapphire Rapids family, AVX-512), torch 2.11, any ATen capability: median 8.7e-7 / 9.2e-7,
+#   Intel Xeon (family 6 model 207, AVX-512), torch 2.11, any ATen capability: median 8.7e-7 / 9.2e-7,
 #   largest 4.2e-4 (cell 2007035, score -3.3e7: an ill-conditioned hidden correlation matrix, whose smallest
 #   eigenvalues enter the score as 1/(lambda + 1e-5); the same cell is the worst on AMD's other kernels)
 #   the Intel Xeon, torch 2.13: 6.8e-7 and 9.5e-7 on its first two failing cells
