@@ -138,7 +138,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
 
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        backend_choice = _backend_choice(backend, jobs, scheduler)
+        backend_choice = _backend_choice(backend, scheduler)
         release = budget_kind == "release"
         trials_given = click.get_current_context().get_parameter_source("trials") == \
             click.core.ParameterSource.COMMANDLINE
@@ -162,7 +162,7 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
         signal.signal(signal.SIGTERM, previous)
 
 
-def _backend_choice(backend, jobs, scheduler):
+def _backend_choice(backend, scheduler):
     """None for the local backend, else where the Dask backend runs trials (a `SchedulerChoice`)."""
     from benchmarks.core.errors import UserError
 
@@ -170,10 +170,7 @@ def _backend_choice(backend, jobs, scheduler):
     if backend == "local":
         if scheduler is not None and source == click.core.ParameterSource.COMMANDLINE:
             raise UserError("--scheduler is for --backend dask; the local backend runs --jobs processes here")
-        return None
-    if jobs is not None:
-        raise UserError("--jobs is for the local backend; with --backend dask the cluster's workers run the "
-                        "trials (start N of them with --scheduler local:N)")
+        return None                 # --jobs with --backend dask: refused by the run description
     from nasbench_cli.harness.dask_backend import import_distributed, parse_scheduler
 
     choice = parse_scheduler(scheduler)

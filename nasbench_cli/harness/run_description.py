@@ -96,7 +96,7 @@ class RunDescription:
         from nasbench_cli.results.files import trial_path
 
         label = label or self.label_of(algo)
-        path = trial_path(self.out if self.out is not None else Path("results"), self.benchmark, label, k)
+        path = trial_path(self.out, self.benchmark, label, k)
         return TrialSpec(self, algo, k, settings_hash_ or self.settings_hash_of(algo), path, label)
 
 
