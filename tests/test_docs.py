@@ -113,6 +113,7 @@ def test_ci_runs_exactly_the_readme_test_command_in_parallel():
     readme = (ROOT / "README.md").read_text()
     ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line.startswith("python3 -m venv")]
     assert len(ci) == 1 and f"\n{ci[0]}\n" in readme
+    assert f"\n{ci[0]}\n" in (DOCS / "getting-started.md").read_text()     # the set-up page says the same
     assert "-n auto" in ci[0] and "--durations=" in ci[0]        # one test process per core; the slowest named
 
 

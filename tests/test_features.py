@@ -40,7 +40,8 @@ def test_wt2_ships_no_features_and_unknown_kind_fails(wt2, ptb):
         features(ptb, "g2v-7d")
     with pytest.raises(UserError, match="another search space's encoding"):
         features(ptb, "bert-encoding")
-    assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d", "bert-encoding", "cell-encoding", "gpt-encoding"}
+    assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d", "bert-encoding", "cell-encoding", "gpt-encoding",
+                                 "nmt-encoding"}
 
 
 def test_g2v_cache_round_trip(ptb, monkeypatch):

@@ -43,6 +43,22 @@ FLEXIBERT_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "dis
 GPT_OFFERS = FLEXIBERT_OFFERS
 GPT_OBJECTIVES = ("perplexity", "params", "flops", "memory")
 
+NMT_OFFERS = FLEXIBERT_OFFERS
+NMT_OBJECTIVES = ("bleu", "decode_s", "memory", "params", "updates", "ppl")
+NMT_PAIRS = {"en-ja": 168, "ja-en": 150, "ru-en": 176, "so-en": 604, "sw-en": 767, "zh-en": 118}
+NMT_DEFAULT_BUDGET = 50
+
+
+def _nmt_spec(pair: str, systems: int) -> BenchmarkSpec:
+    """One of NMTHPO's language pairs (benchmarks.nmt): single evaluation, a clock that counts evaluations."""
+    return BenchmarkSpec(f"nmt-{pair}", f"NMTHPO {pair}: {systems} Transformer translation systems trained from "
+                         "scratch (Sockeye), dev BLEU maximised, measured GPU decode time and memory; budget in "
+                         f"evaluations (default {NMT_DEFAULT_BUDGET})", f"datasets/{pair}.evals", None, max_epochs=1,
+                         default_budget=NMT_DEFAULT_BUDGET, single_fidelity=True, objective="BLEU points",
+                         reach_thresholds=(1.0, 0.5), loader="benchmarks.nmt.table", offers=NMT_OFFERS,
+                         encoding_kind="nmt-encoding", objectives=NMT_OBJECTIVES, clock="evaluations")
+
+
 def _gpt_spec(size: str, count: str, shape: str, budget: int) -> BenchmarkSpec:
     """One of HW-GPT-Bench's spaces (benchmarks.gpt): single evaluation, a clock that counts evaluations."""
     return BenchmarkSpec(f"gpt-{size}", f"HW-GPT-Bench space {size}: {count} GPT-2-style decoders ({shape}), supernet "
@@ -81,4 +97,10 @@ BENCHMARKS = {
         ("s", "10,000", "embed 192-768, 10-12 layers", 100),
         ("m", "5,245", "embed 256-1024, 22-24 layers", 100),
         ("l", "429", "embed 320-1280, 34-36 layers", 50))},
+    # NMTHPO (Zhang & Duh 2020): six language pairs, budgets in evaluations (no training time is recorded).
+    # Default 50 evaluations on every pair: 7% (sw-en) to 42% (zh-en) of a table, the count gpt-l and bert
+    # use, and enough for the model-based searchers to leave their random start (10-20 evaluations).
+    **{f"nmt-{pair}": _nmt_spec(pair, systems) for pair, systems in NMT_PAIRS.items()},
 }
+# a family name selects all its benchmarks wherever a benchmark is named (`--benchmark nmt`)
+FAMILIES = {"nmt": tuple(f"nmt-{pair}" for pair in NMT_PAIRS)}

@@ -25,8 +25,9 @@ FEATURE_KINDS = {
     "bert-encoding": "the 38-number 0/1 FlexiBERT encoding (benchmarks.flexibert.space; bert only)",
     "cell-encoding": "the 80-number count encoding of a recurrent cell (benchmarks.cells.space; ptb, wt2)",
     "gpt-encoding": "the per-choice encoding of a GPT-2-style decoder (benchmarks.gpt.space; gpt-s, gpt-m, gpt-l)",
+    "nmt-encoding": "the six hyperparameters scaled to [0, 1] as NMTHPO's .hyps_scaled (benchmarks.nmt.space; nmt-*)",
 }
-ENCODING_KINDS = ("bert-encoding", "cell-encoding", "gpt-encoding")   # a search space's own encoding (benchmarks.core.space)
+ENCODING_KINDS = ("bert-encoding", "cell-encoding", "gpt-encoding", "nmt-encoding")   # a search space's own encoding (benchmarks.core.space)
 G2V_DIMS = {"g2v-10d": 10, "g2v-50d": 50}
 DEFAULT_SEED = 0
 

@@ -41,8 +41,35 @@ OBJECTIVES = {
     "perplexity": Objective("perplexity", "perplexity", False, False,
                             "supernet perplexity on OpenWebText (HW-GPT-Bench; its one evaluation)"),
     "memory": Objective("memory", "bytes", False, True,
-                        "fp16 weights plus the key/value cache of one 1,024-token sequence (benchmarks.gpt.sizes)"),
+                        "gpt: fp16 weights plus the key/value cache of one 1,024-token sequence (benchmarks.gpt.sizes); "
+                        "nmt: GPU memory used in training as Sockeye logged it, in MiB (unknown where not recorded)"),
+    "bleu": Objective("bleu", "BLEU points", True, False, "dev-set BLEU of the trained system (NMTHPO; its one evaluation)"),
+    "decode_s": Objective("decode_s", "seconds", False, False,
+                          "measured GPU time to decode the dev set (Sockeye's translate 'Total time'; revealed by the "
+                          "evaluation)"),
+    "updates": Objective("updates", "training updates", False, False,
+                         "training updates until convergence (early stopping; revealed by the evaluation)"),
+    "ppl": Objective("ppl", "perplexity", False, False, "dev-set perplexity of the trained system (NMTHPO)"),
 }
+# what differs by benchmark family: (objective, family prefix) -> changed fields. nmt's memory was
+# measured in training (MiB, revealed by the evaluation); gpt's is computed from the architecture (bytes).
+FAMILY_OVERRIDES = {("memory", "nmt-"): {"unit": "MiB", "known_before_training": False}}
+
+
+def objective_for(name: str, benchmark: str | None) -> Objective:
+    """The objective `name` as `benchmark` defines it (its unit and visibility there)."""
+    from dataclasses import replace
+
+    objective = OBJECTIVES[name]
+    for (overridden, prefix), changes in FAMILY_OVERRIDES.items():
+        if overridden == name and benchmark is not None and benchmark.startswith(prefix):
+            objective = replace(objective, **changes)
+    return objective
+
+
+def known_before_training(name: str, benchmark: str | None) -> bool:
+    """Whether a searcher on `benchmark` sees objective `name` for every architecture from the start."""
+    return objective_for(name, benchmark).known_before_training
 
 
 def benchmark_objectives(benchmark: str) -> tuple:
@@ -87,6 +114,10 @@ def architecture_values(search, name: str) -> np.ndarray:
         return cached[1]
     if name == "params":
         values = search.num_params.astype(np.float64)
+    elif search.name.startswith("nmt-") and name in ("decode_s", "ppl", "updates", "memory"):
+        from benchmarks.nmt.table import recorded
+
+        values = np.array(recorded(search, name), dtype=np.float64)
     elif name in ("flops", "memory") and search.name.startswith("gpt-"):
         from benchmarks.gpt import sizes
         from benchmarks.gpt.table import supernet_config

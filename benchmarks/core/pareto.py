@@ -141,6 +141,9 @@ def objective_space(benchmark, objectives, constraints=()) -> ObjectiveSpace:
     for constraint in constraints:
         if constraint.objective != loss_name:
             feasible &= constraint.holds(architecture_values(search, constraint.objective))
+    # an architecture with an objective not recorded (nmt's memory 0 = unknown) is on no front and counts
+    # as no find: its point is unknown, never 0 (a NaN constraint value already fails `holds`)
+    feasible &= np.isfinite(np.delete(static, loss_col, axis=1)).all(axis=1)
     test = np.where(np.isfinite(benchmark.test_loss), benchmark.test_loss, np.inf)
     best_epoch = np.argmin(test, axis=1) + 1
     best_test = test[np.arange(search.n), best_epoch - 1]

@@ -6,6 +6,7 @@ from pathlib import Path
 
 MARKER = "<!-- catalog:benchmarks -->"
 OBJECTIVES_MARKER = "<!-- catalog:objectives -->"
+COST_MARKER = "<!-- catalog:trial-cost -->"
 
 
 def benchmark_list() -> str:
@@ -19,14 +20,14 @@ def objectives_table() -> str:
     """One row per benchmark and objective: unit, direction, when a searcher sees it, what it is."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from benchmarks.core.catalog import BENCHMARKS
-    from benchmarks.core.objectives import OBJECTIVES
+    from benchmarks.core.objectives import known_before_training, objective_for
 
     rows = ["| benchmark | objective | unit | direction | a searcher sees it | what it is |",
             "| --- | --- | --- | --- | --- | --- |"]
     for name, spec in BENCHMARKS.items():
         for k, objective_name in enumerate(spec.objectives):
-            o = OBJECTIVES[objective_name]
-            seen = "for every architecture before training" if o.known_before_training else \
+            o = objective_for(objective_name, name)
+            seen = "for every architecture before training" if known_before_training(objective_name, name) else \
                 ("per epoch trained (validation; test for scoring)" if k == 0 and not spec.single_fidelity
                  else "once trained or evaluated")
             rows.append(f"| {name} | `{objective_name}`{' (loss)' if k == 0 else ''} | {o.unit} | "
@@ -34,9 +35,33 @@ def objectives_table() -> str:
     return "\n".join(rows)
 
 
+def trial_cost_table() -> str:
+    """CPU seconds per trial of each algorithm on each benchmark at its default budget, from the table
+    `nasbench run` estimates from (scripts/measure_trial_cost.py measured it)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks.core.catalog import BENCHMARKS
+    from nasbench_cli.harness.cost_estimate import MEASURED, measured_table
+
+    table = measured_table(MEASURED)
+    costs = table.get("costs", {})
+    names = [name for name in BENCHMARKS if name in costs]
+    algos = list(dict.fromkeys(algo for name in names for algo in costs[name]))
+    budget = {name: f"{next(iter(costs[name].values()))['budget']:g} "
+                    f"{'h' if BENCHMARKS[name].clock == 'hours' else 'evals'}" for name in names}
+    rows = ["| algorithm | " + " | ".join(f"{name} ({budget[name]})" for name in names) + " |",
+            "| --- |" + " ---: |" * len(names)]
+    for algo in algos:
+        cells = [f"{costs[name][algo]['compute_s']:.2f}" if algo in costs[name] else "–" for name in names]
+        rows.append(f"| `{algo}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows) + (f"\n\nCPU seconds per trial; measured {table.get('measured', '')} on "
+                              f"{table.get('machine', 'one machine')} ({table.get('how', '')}).")
+
+
 def on_page_markdown(markdown: str, **kwargs) -> str:
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, "\n" + benchmark_list() + "\n")
     if OBJECTIVES_MARKER in markdown:
         markdown = markdown.replace(OBJECTIVES_MARKER, "\n" + objectives_table() + "\n")
+    if COST_MARKER in markdown:
+        markdown = markdown.replace(COST_MARKER, "\n" + trial_cost_table() + "\n")
     return markdown

@@ -1,7 +1,7 @@
 """`nasbench check`: a CI gate that fails when an algorithm's final regret got worse."""
 import click
 
-from nasbench_cli.commands.options import echo_json, finite, json_option
+from nasbench_cli.commands.options import echo_json, expand_benchmarks, finite, json_option
 
 
 @click.command()
@@ -24,7 +24,7 @@ from nasbench_cli.commands.options import echo_json, finite, json_option
 @click.option("--require-isolated", is_flag=True,
               help="Refuse (exit 2) results of plugins not run with `nasbench run --isolate` (for untrusted "
                    "optimizers: in-process code can reach the harness's curves).")
-@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
+@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @json_option
 def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_underpowered, require_isolated,
@@ -52,7 +52,7 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_unde
 
     if (baseline_path is None) == (write_path is None):
         raise UserError("give exactly one of --baseline FILE (check) and --write-baseline FILE (write one)")
-    benchmarks, algos = parse_name_list(benchmark_text), parse_name_list(algo_text)
+    benchmarks, algos = expand_benchmarks(benchmark_text), parse_name_list(algo_text)
     if write_path:
         results = load_many(results_dirs, benchmarks, algos)
         verify_against_data(results)
@@ -72,6 +72,7 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_unde
     if require_isolated:
         _refuse_unisolated_plugins(results, algos)
     outcome = compare(results, baseline, alpha, min_effect, algos, benchmarks, allow_underpowered)
+    outcome["pareto_found"] = _pareto_found(results)
     if as_json:
         echo_json(json_ready(outcome))
     else:
@@ -79,6 +80,9 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_unde
             click.echo(format_check(item, alpha, min_effect))
         for name in outcome["unchecked"]:
             click.echo(f"note     {name}: has results but no baseline; not checked")
+        for key, count in outcome["pareto_found"].items():
+            click.echo(f"info     {key}: {count['mean']:.1f} of the {count['of']} true Pareto-optimal systems (BLEU vs "
+                       f"decode time) found within {count['lookups']} lookups, mean over trials")
         for line in outcome["warnings"]:
             click.echo(f"warning: {line}", err=True)
         failed = [f"{c['benchmark']}/{c['algo']}" for c in outcome["checks"] if c["status"] != "ok"]
@@ -86,6 +90,19 @@ def check(results_dirs, baseline_path, write_path, alpha, min_effect, allow_unde
                    f"check passed: {len(outcome['checks'])} algorithm(s), no regression")
     if not outcome["passed"]:
         raise click.exceptions.Exit(1)
+
+
+def _pareto_found(results) -> dict:
+    """{"benchmark/label": count summary} for the multi-objective runs on nmt-* (the AutoML 2022 metric)."""
+    from nasbench_cli.results import pareto_found
+
+    out = {}
+    for name, per_label in results.runs.items():
+        for label, records in per_label.items():
+            count = pareto_found.summary(records)
+            if count is not None:
+                out[f"{name}/{label}"] = count
+    return out
 
 
 def _refuse_unisolated_plugins(results, algos) -> None:

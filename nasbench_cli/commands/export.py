@@ -1,7 +1,7 @@
 """`nasbench export`: results as tidy tables (parquet or csv) for pandas, R or a spreadsheet."""
 import click
 
-from nasbench_cli.commands.options import echo_json, json_option
+from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_option
 
 
 @click.command()
@@ -12,7 +12,7 @@ from nasbench_cli.commands.options import echo_json, json_option
               help="One row per trial and time point on this grid (e.g. 10h,100h,1000h) instead of one per job.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=str), default="export",
               show_default=True, help="Folder for regret.<fmt> (the long table) and trials.<fmt> (one row per trial).")
-@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
+@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these labels (comma list).")
 @json_option
 def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, as_json):
@@ -33,7 +33,7 @@ def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, as_js
     from nasbench_cli.results.truncate import parse_hours
 
     hours = parse_hours(at_text) if at_text else None
-    results = load_many(results_dirs, parse_name_list(benchmark_text), parse_name_list(algo_text))
+    results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     out = Path(out_dir)
     written = {}

@@ -1,7 +1,7 @@
 """Click options shared by several commands."""
 import click
 
-from benchmarks.core.catalog import BENCHMARKS
+from benchmarks.core.catalog import BENCHMARKS, FAMILIES
 
 
 class NameChoice(click.Choice):
@@ -21,12 +21,48 @@ class NameChoice(click.Choice):
                       param, ctx)
 
 
+class BenchmarkList(click.ParamType):
+    """One benchmark, a comma list, or a family name (`nmt`: all six translation pairs) -> a tuple of
+    catalog names, each checked as NameChoice does."""
+    name = "NAME[,NAME...]|FAMILY"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        names = []
+        for part in (p.strip() for p in str(value).split(",")):
+            if not part:
+                continue
+            if part.lower() in FAMILIES:
+                names += FAMILIES[part.lower()]
+            else:
+                names.append(NameChoice(sorted(BENCHMARKS) + sorted(FAMILIES)).convert(part, param, ctx))
+        if not names:
+            self.fail(f"{value!r} names no benchmark", param, ctx)
+        return tuple(dict.fromkeys(names))
+
+
+def expand_benchmarks(text: str | None) -> list[str] | None:
+    """`--benchmark` filter text of report/plot/check/export -> catalog names with family names expanded
+    ('nmt' -> its six pairs); None or '' -> None (no filter). Unknown names are kept (a filter)."""
+    if not text:
+        return None
+    names = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        names += FAMILIES.get(part.lower(), (part,))
+    return list(dict.fromkeys(names)) or None
+
+
 data_dir_option = click.option(
     "--data-dir", type=click.Path(file_okay=False, path_type=str), default=None,
     help="Folder with the NAS-Bench-NLP release layout (default: $NASBENCH_DATA or ../shared/nas-bench-nlp).")
 benchmark_option = click.option(
     "--benchmark", "benchmark_name", type=NameChoice(sorted(BENCHMARKS)), default="ptb", show_default=True,
     help="Which benchmark.")
+benchmarks_option = click.option(
+    "--benchmark", "benchmark_names", type=BenchmarkList(), default="ptb", show_default=True,
+    help="Which benchmark; a comma list or a family (" + ", ".join(f"{f}: {', '.join(n)}" for f, n in FAMILIES.items())
+         + ") runs each in turn.")
 cell_benchmark_option = click.option(
     "--benchmark", "benchmark_name", type=NameChoice(sorted(n for n, spec in BENCHMARKS.items()
                                                            if not spec.single_fidelity)),

@@ -1,7 +1,7 @@
 """`nasbench plot`: the paper's figures from one or more results folders."""
 import click
 
-from nasbench_cli.commands.options import echo_json, json_option
+from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_option
 
 
 @click.command()
@@ -11,7 +11,7 @@ from nasbench_cli.commands.options import echo_json, json_option
               help="Folder for the figures (default: the first RESULTS_DIR/figures).")
 @click.option("--format", "format_text", default="png,pdf", show_default=True,
               help="Comma list of file formats: png (150 dpi), pdf, svg.")
-@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
+@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None,
               help="Only these run labels (comma list), drawn and listed in the legends in this order.")
 @click.option("--bands/--no-bands", default=True, show_default=True,
@@ -56,7 +56,7 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, b
     formats = parse_formats(format_text)
     options = FigureOptions(bands=bands, band_kind=band_kind, title=title, width_in=width_in)
     order = parse_name_list(algo_text)
-    results = load_many(results_dirs, parse_name_list(benchmark_text), order)
+    results = load_many(results_dirs, expand_benchmarks(benchmark_text), order)
     if order:      # the legends list the runs in the order asked for
         for benchmark in results.benchmarks:
             runs = results.runs[benchmark]

@@ -115,7 +115,7 @@ def query(benchmark_name, arch_id, recipe_text, epochs, front, objectives_text, 
     benchmark = load_benchmark(benchmark_name, data_dir)
     if benchmark_name == "bert":
         return _query_bert(benchmark, arch_id, recipe_text, epochs, as_json)
-    if benchmark_name.startswith("gpt-"):
+    if benchmark_name.startswith(("gpt-", "nmt-")):
         return _query_gpt(benchmark, arch_id, recipe_text, epochs, as_json)
     if recipe_text is not None:
         from benchmarks.cells.canonical import lookup_all, lookup_recipe
@@ -140,7 +140,7 @@ def query(benchmark_name, arch_id, recipe_text, epochs, front, objectives_text, 
 
 def front_rows(benchmark, objectives, constraints) -> dict:
     """The true front as JSON-ready rows (natural units), sorted by the loss objective."""
-    from benchmarks.core.objectives import OBJECTIVES, natural
+    from benchmarks.core.objectives import natural, objective_for
     from benchmarks.core.pareto import objective_space
 
     space = objective_space(benchmark, objectives, constraints)
@@ -153,7 +153,7 @@ def front_rows(benchmark, objectives, constraints) -> dict:
             row[name] = float(natural(name, space.front_points[k, col]))
         rows.append(row)
     return {"benchmark": benchmark.name, "objectives": list(objectives),
-            "units": {name: OBJECTIVES[name].unit for name in objectives},
+            "units": {name: objective_for(name, benchmark.name).unit for name in objectives},
             "constraints": [str(c) for c in constraints], "hv_space": space.record_fields(), "front": rows}
 
 
@@ -178,6 +178,10 @@ def _query_front(benchmark, objectives_text, constraint_texts, as_json):
 def _query_gpt(benchmark, arch_id, recipe_text, epochs, as_json):
     from benchmarks.core.errors import UserError
     from nasbench_cli.commands.gpt_data import find_gpt, gpt_record, print_gpt_record
+    from nasbench_cli.commands.nmt_data import nmt_record, print_nmt_record
+
+    if benchmark.name.startswith("nmt-"):
+        gpt_record, print_gpt_record = nmt_record, print_nmt_record      # noqa: F811 (same shape, nmt's facts)
 
     if epochs not in (None, 1):
         raise UserError(f"{benchmark.name} has no epochs (one evaluation per architecture): leave out --epochs")

@@ -1,14 +1,14 @@
 """`nasbench report`: the comparison table of final regrets."""
 import click
 
-from nasbench_cli.commands.options import echo_json, json_option
+from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_option
 
 
 @click.command()
 @click.argument("results_dirs", metavar="RESULTS_DIR...", nargs=-1, required=True,
                 type=click.Path(file_okay=False, path_type=str))
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print GitHub Markdown tables (for a README).")
-@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list).")
+@click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @click.option("--wide", is_flag=True, help="Every column on the terminal (about 135 characters; default fits 100).")
 @json_option
@@ -32,7 +32,7 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, 
 
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
-    results = load_many(results_dirs, parse_name_list(benchmark_text), parse_name_list(algo_text))
+    results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     from nasbench_cli.results.truncate import parse_hours, results_at
 

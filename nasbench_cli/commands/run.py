@@ -2,7 +2,7 @@
 import click
 
 from benchmarks.core.catalog import BENCHMARKS
-from nasbench_cli.commands.options import benchmark_option, data_dir_option, echo_json, finite, json_option
+from nasbench_cli.commands.options import benchmarks_option, data_dir_option, echo_json, finite, json_option
 
 
 # option help made from the catalog, so that it names every benchmark
@@ -68,7 +68,7 @@ def summarize(paths) -> dict:
 @click.command()
 @click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, 'all' (the paper's eight; on bert and gpt-* rs,bo,re,tpe,smac), 'proxy', 'libs', an installed plugin's "
                    "name, or your own class as module:Class or path/to/file.py:Class (see `nasbench list`).")
-@benchmark_option
+@benchmarks_option
 @click.option("--trials", type=click.IntRange(1, MAX_TRIALS), default=30, show_default=True,
               help="Trials per algorithm.")
 @click.option("--budget-hours", type=click.FloatRange(min=0, min_open=True), default=None, callback=finite,
@@ -115,7 +115,7 @@ def summarize(paths) -> dict:
                    "the constraint still run, their infeasible finds do not count.")
 @data_dir_option
 @json_option
-def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_kind, jobs, backend, scheduler, workers, label, seed,
+def run(algo_text, benchmark_names, trials, budget_hours, budget_evals, budget_kind, jobs, backend, scheduler, workers, label, seed,
         out, set_items, overwrite, isolate, objectives_text, constraint_texts, data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
@@ -130,36 +130,61 @@ def run(algo_text, benchmark_name, trials, budget_hours, budget_evals, budget_ki
     """
     import signal
 
-    from benchmarks.core.registry import load_benchmark
-    from nasbench_cli.harness.run_description import describe_run
-    from nasbench_cli.harness.run_lock import run_lock
-    from nasbench_cli.harness.trial import check_objectives_fit, check_problem
-    from optimizers.registry import make_algorithm
-
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         backend_choice = _backend_choice(backend, scheduler)
         release = budget_kind == "release"
         trials_given = click.get_current_context().get_parameter_source("trials") == \
             click.core.ParameterSource.COMMANDLINE
-        description = describe_run(
-            algo_text, benchmark_name, trials=trials if trials_given or not release else None, seed=seed,
-            budget_hours=budget_hours, budget_evals=budget_evals, workers=workers, set_items=set_items,
-            release=release, objectives=objectives_text, constraints=constraint_texts, label=label,
-            isolate=isolate, out=out, overwrite=overwrite, data_dir=data_dir, jobs=jobs, backend=backend_choice)
-        for algo in description.algos:                          # every setting checked before anything is written
-            check_objectives_fit(make_algorithm(algo, description.overrides_of(algo), benchmark_name), algo,
-                                 description.objectives)
-        _refuse_name_clashes(description.algos)
-        benchmark = load_benchmark(benchmark_name, data_dir)   # builds the cache once, fails early on bad data
-        if description.objectives or description.constraints:  # an unsatisfiable constraint: one line, now
-            for note in check_problem(benchmark, description.objectives, description.constraints):
-                if not as_json:
-                    click.echo(f"note: {note}", err=True)
-        with run_lock(description.out, benchmark_name):
-            _run_locked(description, benchmark, as_json)
+        options = dict(trials=trials if trials_given or not release else None, seed=seed, budget_hours=budget_hours,
+                       budget_evals=budget_evals, workers=workers, set_items=set_items, release=release,
+                       objectives=objectives_text, constraints=constraint_texts, label=label, isolate=isolate,
+                       out=out, overwrite=overwrite, data_dir=data_dir, jobs=jobs, backend=backend_choice)
+        if len(benchmark_names) > 1:       # a family or a list: every setting checked on each before any runs
+            from benchmarks.core.registry import load_benchmark
+            from nasbench_cli.harness.run_description import describe_run
+            from nasbench_cli.harness.trial import check_problem
+
+            for name in benchmark_names:
+                description = describe_run(algo_text, name, **options)
+                if description.objectives or description.constraints:
+                    check_problem(load_benchmark(name, description.data_dir), description.objectives,
+                                  description.constraints)
+        payloads, failed = [], False
+        for name in benchmark_names:
+            if len(benchmark_names) > 1 and not as_json:
+                click.echo(f"== {name}", err=True)
+            payload, errors = _run_one(algo_text, name, options, as_json)
+            payloads.append(payload)
+            failed |= errors
+        if as_json:
+            echo_json(payloads[0] if len(payloads) == 1 else {"benchmarks": payloads})
+        if failed:
+            raise click.exceptions.Exit(1)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _run_one(algo_text: str, benchmark_name: str, options: dict, as_json: bool):
+    """One benchmark of `run`: (its --json payload, whether a trial failed)."""
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.run_description import describe_run
+    from nasbench_cli.harness.run_lock import run_lock
+    from nasbench_cli.harness.trial import check_objectives_fit, check_problem
+    from optimizers.registry import make_algorithm
+
+    description = describe_run(algo_text, benchmark_name, **options)
+    for algo in description.algos:                          # every setting checked before anything is written
+        check_objectives_fit(make_algorithm(algo, description.overrides_of(algo), benchmark_name), algo,
+                             description.objectives)
+    _refuse_name_clashes(description.algos)
+    benchmark = load_benchmark(benchmark_name, description.data_dir)   # builds the cache once, fails early on bad data
+    if description.objectives or description.constraints:  # an unsatisfiable constraint: one line, now
+        for note in check_problem(benchmark, description.objectives, description.constraints):
+            if not as_json:
+                click.echo(f"note: {note}", err=True)
+    with run_lock(description.out, benchmark_name):
+        return _run_locked(description, benchmark, as_json)
 
 
 def _backend_choice(backend, scheduler):
@@ -198,6 +223,13 @@ def _run_locked(run, benchmark, as_json: bool):
         click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
     jobs = max(1, min(jobs or cores, len(todo)))    # never more processes than trials to run
     errors = []
+    if todo and not as_json:
+        from nasbench_cli.harness.cost_estimate import estimate, estimate_line, worth_saying
+
+        total_s, costs = estimate(run, todo, done)
+        if worth_saying(total_s):
+            click.echo(estimate_line(total_s, costs, len(todo), jobs if run.backend is None else
+                                     (run.backend.local_workers or 1)), err=True)
     regret_word = "HV regret" if run.objectives else "regret"
     if todo:
         _preflight(benchmark, sorted({spec.algo for spec in todo}, key=algos.index), run.overrides_by_algo(),
@@ -250,10 +282,10 @@ def _run_locked(run, benchmark, as_json: bool):
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
         budget_key = "budget_evaluations" if spec.clock == "evaluations" else "budget_hours"
-        echo_json({"benchmark": benchmark_name, budget_key: run.budget, "workers": run.workers, "out": str(out),
+        payload = {"benchmark": benchmark_name, budget_key: run.budget, "workers": run.workers, "out": str(out),
                    "ran": len(todo) - len(errors), "skipped": len(done), "errors": errors,
                    "algorithms": {a: {k: (None if isinstance(v, float) and math.isnan(v) else v)
-                                      for k, v in s.items()} for a, s in summary.items()}})
+                                      for k, v in s.items()} for a, s in summary.items()}}
     else:
         for label in labels:
             if label in summary:
@@ -279,8 +311,7 @@ def _run_locked(run, benchmark, as_json: bool):
                                "of the budget could only continue trained ones")
         for error in errors:
             click.echo(f"error: {error}", err=True)
-    if errors:
-        raise click.exceptions.Exit(1)
+    return (payload if as_json else None), bool(errors)
 
 
 def _execute_on_dask(todo, run, benchmark, done, on_done):

@@ -37,7 +37,7 @@ def front_figure(benchmark_name: str, per_algo: dict, options=DEFAULT_OPTIONS):
     """True front and median attainment surfaces of the final fronts, natural units on both axes."""
     import matplotlib.pyplot as plt
 
-    from benchmarks.core.objectives import OBJECTIVES, natural
+    from benchmarks.core.objectives import natural, objective_for
     from benchmarks.core.pareto import nondominated, objective_space
     from benchmarks.core.registry import load_benchmark
     from benchmarks.core.problem import scoring_problem
@@ -75,7 +75,7 @@ def front_figure(benchmark_name: str, per_algo: dict, options=DEFAULT_OPTIONS):
                  **line_style(algo, k, len(per_algo)))
     if objectives[other_col] in ("params", "flops"):
         ax.set_xscale("log")
-    x_obj, y_obj = OBJECTIVES[objectives[other_col]], OBJECTIVES[objectives[loss_col]]
+    x_obj, y_obj = objective_for(objectives[other_col], benchmark_name), objective_for(objectives[loss_col], benchmark_name)
     ax.set_xlabel(f"{x_obj.name} ({x_obj.unit}{', log scale' if ax.get_xscale() == 'log' else ''})")
     ax.set_ylabel(f"test {y_obj.name} ({y_obj.unit}, {'higher' if y_obj.maximise else 'lower'} is better)")
     projection = " (projection of three objectives)" if len(objectives) == 3 else ""

@@ -60,11 +60,11 @@ def known_objectives(search, objectives) -> np.ndarray | None:
     None for a single-objective run. Read-only."""
     if not objectives:
         return None
-    from benchmarks.core.objectives import OBJECTIVES, architecture_values
+    from benchmarks.core.objectives import architecture_values, known_before_training
 
     values = np.full((search.n, len(objectives)), np.nan)
     for col, name in enumerate(objectives):
-        if OBJECTIVES[name].known_before_training:
+        if known_before_training(name, search.name):
             values[:, col] = architecture_values(search, name)
     return read_only(values)
 

@@ -7,13 +7,14 @@ and <= 0.05 log-perplexity on ptb; over the trials that did, with their share), 
 trial, and a two-sided Mann-Whitney U test against the algorithm with the lowest mean final regret,
 Holm-corrected over the algorithms compared. A trial that never found an incumbent has no final
 regret: it is left out of mean, interval and median (counted in `no_incumbent`) and ranks as the
-worst value in the tests.
+worst value in the tests. Multi-objective runs on nmt-* also count the true Pareto-optimal systems
+found within 200 lookups (`pareto_found`, the AutoML 2022 competition's metric).
 """
 import math
 
 import numpy as np
 
-from nasbench_cli.results import aggregate
+from nasbench_cli.results import aggregate, pareto_found
 
 
 def holm(p_values) -> list[float]:
@@ -75,6 +76,7 @@ def algo_row(records) -> dict:
         "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records])),
         "isolated_trials": sum(1 for r in records if r.get("isolated")),   # run with --isolate
         "table_used_up": _used_up(records),
+        "pareto_found": pareto_found.summary(records),     # nmt-* multi-objective runs: the AutoML 2022 count
     }
 
 
@@ -87,7 +89,7 @@ def _used_up(records) -> dict | None:
 
 def used_up_notes(report: dict) -> list[str]:
     """One line per run whose trials used the whole table up before their budget ended."""
-    lines = []
+    lines = pareto_found.notes(report)
     for name, bench in report["benchmarks"].items():
         for algo, row in bench["algorithms"].items():
             used = row.get("table_used_up")
@@ -174,12 +176,15 @@ def caption(name: str, bench: dict) -> str:
         return (f"{name}: final hypervolume regret on {','.join(bench['objectives'])}{within} (normalised; true "
                 f"front: {hv['true_front_size']} architectures, HV {hv['true_hv']:.4f}) after {budget}")
     if bench.get("constraints"):
-        unit = "GLUE points" if name == "bert" else "test log-perplexity"
+        unit = {"bert": "GLUE points"}.get(name, "dev BLEU points" if name.startswith("nmt-") else "test log-perplexity")
         return (f"{name}: final regret within {' and '.join(bench['constraints'])} ({unit} against the best feasible "
                 f"architecture, {bench['benchmark_best_arch']}: {abs(bench['l_star']):.4f}) after {budget}")
     if name.startswith("gpt-"):
         return (f"{name}: final regret (supernet perplexity − the table's lowest, {bench['l_star']:.4f}, architecture "
                 f"{bench['benchmark_best_arch']}) after {budget}")
+    if name.startswith("nmt-"):
+        return (f"{name}: final regret (best dev BLEU of the table − dev BLEU, in points; best {-bench['l_star']:.2f}, "
+                f"system {bench['benchmark_best_arch']}) after {budget}")
     if name == "bert":
         return (f"{name}: final regret (best GLUE of the 500 − GLUE, in points; best {-bench['l_star']:.4f}, "
                 f"architecture {bench['benchmark_best_arch']}) after {budget}")

@@ -38,12 +38,11 @@ def objective_vector(observation, objectives) -> np.ndarray:
 
 def known_feasible(inputs: SearchInputs) -> np.ndarray:
     """[n] bool: the constraints on objectives known before training hold (all True without any)."""
-    from benchmarks.core.objectives import OBJECTIVES
+    from benchmarks.core.objectives import known_before_training
 
     feasible = np.ones(inputs.search.n, dtype=bool)
     for constraint in inputs.constraints:
-        objective = OBJECTIVES[constraint.objective]
-        if objective.known_before_training:
+        if known_before_training(constraint.objective, inputs.search.name):
             if constraint.objective == "params":
                 values = inputs.search.num_params.astype(np.float64)
             elif constraint.objective in inputs.objectives and inputs.known_objectives is not None:

@@ -1,0 +1,101 @@
+"""How much CPU time a run will take, said before it starts.
+
+A trial's cost is the CPU time of the algorithm and the simulator in its process (`compute_s` in its
+result file, seconds); the simulated training time costs nothing. The estimate for a trial still to
+run comes, in this order, from
+1. the trials of the same label already in the results folder (measured on this machine, same settings);
+2. a table of one trial of each algorithm at each benchmark's default budget, measured by
+   `scripts/measure_trial_cost.py` on the machine it names: `trial_cost.json` beside this module, or the
+   file `NASBENCH_TRIAL_COST` names (a table measured on your own machine).
+Both are scaled linearly to the run's budget and simulated workers (a model-based searcher's cost grows
+faster than linearly with its evaluations: the estimate is a rough guide, not a promise).
+"""
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+MEASURED = Path(__file__).with_name("trial_cost.json")
+TABLE_VARIABLE = "NASBENCH_TRIAL_COST"
+SAY_FROM_S = 60.0      # `run` prints the estimate when the trials to run cost at least this many CPU seconds
+
+
+@dataclass(frozen=True)
+class TrialCost:
+    """Estimated CPU seconds per trial of one label, and where the figure comes from."""
+    label: str
+    seconds: float
+    source: str          # "this folder (N trials)" or "measured on <machine>"
+
+
+def measured_table(path: Path | None = None) -> dict:
+    """{"machine": ..., "costs": {benchmark: {algo: {"compute_s", "budget", "workers"}}}}; empty if absent."""
+    import os
+
+    path = path or Path(os.environ.get(TABLE_VARIABLE) or MEASURED)
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _shipped(run, algo: str, table: dict) -> TrialCost | None:
+    from optimizers.registry import algorithm_name
+
+    costs = table.get("costs", {}).get(run.benchmark, {})
+    entry = costs.get(algo) or costs.get(algorithm_name(algo))
+    if entry is None:
+        return None
+    scale = (run.budget / entry["budget"]) * (run.workers / entry.get("workers", 1))
+    return TrialCost(run.label_of(algo), entry["compute_s"] * scale, f"measured on {table.get('machine', 'a CPU')}")
+
+
+def _from_folder(run, algo: str, done: list[Path]) -> TrialCost | None:
+    label = run.label_of(algo)
+    seconds = []
+    for path in done:
+        if path.parent.name != label:
+            continue
+        try:
+            seconds.append(float(json.loads(path.read_text())["compute_s"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    if not seconds:
+        return None
+    return TrialCost(label, sum(seconds) / len(seconds), f"this folder ({len(seconds)} trial{'s' * (len(seconds) != 1)})")
+
+
+def estimate(run, todo, done: list[Path], table: dict | None = None) -> tuple[float, list[TrialCost]]:
+    """(estimated CPU seconds of the trials `todo`, per-label costs) for the run `run` (a RunDescription);
+    labels with no measurement are left out of both, so the total is a lower bound when some are missing."""
+    table = measured_table() if table is None else table
+    per_label = {}
+    for algo in run.algos:
+        cost = _from_folder(run, algo, done) or _shipped(run, algo, table)
+        if cost is not None:
+            per_label[cost.label] = cost
+    total = sum(per_label[spec.label].seconds for spec in todo if spec.label in per_label)
+    return total, [per_label[label] for label in dict.fromkeys(spec.label for spec in todo) if label in per_label]
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def estimate_line(total_s: float, costs: list[TrialCost], trials: int, jobs: int) -> str:
+    """One line: total CPU time, wall time on `jobs` processes, the costliest labels per trial."""
+    wall = total_s / max(1, jobs)
+    worst = sorted(costs, key=lambda c: -c.seconds)[:3]
+    each = ", ".join(f"{c.label} ~{_duration(c.seconds)}" for c in worst)
+    sources = sorted({c.source for c in worst})
+    return (f"estimate: about {_duration(total_s)} of CPU for {trials} trial{'s' * (trials != 1)}, "
+            f"~{_duration(wall)} on {jobs} process{'es' * (jobs != 1)} (per trial: {each}; "
+            f"{'; '.join(sources)}; scaled to this budget)")
+
+
+def worth_saying(total_s: float) -> bool:
+    return math.isfinite(total_s) and total_s >= SAY_FROM_S

@@ -1,0 +1,83 @@
+"""Measure the CPU cost of one trial of every algorithm on every benchmark, at the benchmark's default
+budget and one simulated worker, and write the table `nasbench run` estimates from
+(nasbench_cli/harness/trial_cost.json; the docs' cost table is made from it).
+
+Each (benchmark, algorithm) is one `nasbench run --trials 1 --jobs 1 --json` in a fresh results folder;
+the figure is the trial's `compute_s` (CPU seconds of its process: algorithm and simulator). Algorithms a
+benchmark cannot serve are skipped (the run refuses them in one line); the multi-objective ones run with
+the benchmark's first two objectives.
+
+    python scripts/measure_trial_cost.py [--benchmarks ptb,wt2,...] [--algos rs,hb,...] [--out PATH]
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.core.catalog import BENCHMARKS  # noqa: E402
+from nasbench_cli.harness.cost_estimate import MEASURED  # noqa: E402
+from benchmarks.core.atomic import write_json_atomic  # noqa: E402
+from optimizers.registry import ALGORITHMS  # noqa: E402
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cores"
+    except OSError:
+        pass
+    return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+
+
+def measure(benchmark: str, algo: str, multi_objective: bool) -> dict | None:
+    """{"compute_s", "budget", "workers"} of one trial, or None where the benchmark refuses the algorithm."""
+    with tempfile.TemporaryDirectory() as out:
+        command = [sys.executable, "-m", "nasbench_cli.main", "run", "--algo", algo, "--benchmark", benchmark,
+                   "--trials", "1", "--jobs", "1", "--json", "--out", out]
+        if multi_objective:
+            command += ["--objectives", ",".join(BENCHMARKS[benchmark].objectives[:2])]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        if done.returncode == 2:
+            return None
+        if done.returncode != 0:
+            raise SystemExit(f"{benchmark} {algo}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
+        result = json.loads(done.stdout)
+    (summary,) = result["algorithms"].values()
+    budget = result.get("budget_hours", result.get("budget_evaluations"))
+    return {"compute_s": round(summary["compute_s_per_trial"], 2), "budget": budget, "workers": 1}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--benchmarks", default=",".join(BENCHMARKS), help="comma list (default: every benchmark)")
+    parser.add_argument("--algos", default=None, help="comma list (default: every built-in algorithm)")
+    parser.add_argument("--out", type=Path, default=MEASURED, help=f"table to write (default {MEASURED.relative_to(ROOT)})")
+    args = parser.parse_args()
+    algos = args.algos.split(",") if args.algos else list(ALGORITHMS)
+    previous = json.loads(args.out.read_text()) if args.out.is_file() else {}
+    costs = previous.get("costs", {})
+    for benchmark in args.benchmarks.split(","):
+        for algo in algos:
+            entry = measure(benchmark, algo, algo in MULTI_OBJECTIVE)
+            if entry is not None:
+                costs.setdefault(benchmark, {})[algo] = entry
+                print(f"{benchmark:6} {algo:10} {entry['compute_s']:8.2f} CPU s per trial", flush=True)
+    table = {"machine": cpu_name(), "measured": datetime.date.today().isoformat(),
+             "how": "python scripts/measure_trial_cost.py: one trial at the default budget, 1 worker, --jobs 1",
+             "costs": costs}
+    write_json_atomic(args.out, table)
+
+
+MULTI_OBJECTIVE = {name for name, (description, _) in ALGORITHMS.items() if "needs --objectives" in description}
+
+if __name__ == "__main__":
+    main()

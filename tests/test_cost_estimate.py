@@ -1,0 +1,80 @@
+"""`nasbench run` says what a run will cost before it starts: from trials already in the folder, else from
+the measured table (scripts/measure_trial_cost.py), scaled to the run's budget and workers; the shipped
+table covers every algorithm each benchmark serves."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.core.catalog import BENCHMARKS
+from benchmarks.core.errors import UserError
+from nasbench_cli.harness.cost_estimate import MEASURED, estimate, estimate_line, measured_table, worth_saying
+from nasbench_cli.harness.run_description import describe_run
+from nasbench_cli.harness.runner import plan_trials
+from optimizers.registry import ALGORITHMS, check_benchmark
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = {"machine": "test CPU", "costs": {"ptb": {"rs": {"compute_s": 2.0, "budget": 1000.0, "workers": 1},
+                                                  "hb": {"compute_s": 40.0, "budget": 1000.0, "workers": 1}}}}
+
+
+def test_the_estimate_scales_the_measured_cost_to_budget_and_workers(tmp_path):
+    run = describe_run("rs,hb,re", "ptb", trials=3, budget_hours=500, workers=4, out=tmp_path)
+    todo, done = plan_trials(run)
+    total, costs = estimate(run, todo, done, TABLE)
+    by_label = {c.label: c.seconds for c in costs}
+    assert by_label == {"rs@4w": pytest.approx(4.0), "hb@4w": pytest.approx(80.0)}   # x 0.5 budget x 4 workers
+    assert total == pytest.approx(3 * (4.0 + 80.0))          # re is not in the table: left out of the total
+    assert all(c.source == "measured on test CPU" for c in costs)
+    line = estimate_line(total, costs, len(todo), 2)
+    assert line.startswith("estimate: about 4 min of CPU for 9 trials, ~2 min on 2 processes")
+    assert "hb@4w ~80 s" in line and worth_saying(total) and not worth_saying(59.0)
+
+
+def test_trials_already_in_the_folder_are_the_better_measure(tmp_path, data_dir):
+    env = {**os.environ, "NASBENCH_DATA": str(data_dir), "NASBENCH_TRIAL_COST": str(tmp_path / "none.json")}
+    subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", "rs", "--trials", "1",
+                    "--budget-hours", "10", "--out", str(tmp_path / "r"), "--json"], check=True, env=env,
+                   capture_output=True)
+    run = describe_run("rs", "ptb", trials=4, budget_hours=10, out=tmp_path / "r")
+    todo, done = plan_trials(run)
+    measured = json.loads(done[0].read_text())["compute_s"]
+    total, (cost,) = estimate(run, todo, done, TABLE)
+    assert cost.source == "this folder (1 trial)" and cost.seconds == pytest.approx(measured)
+    assert total == pytest.approx(3 * measured)
+
+
+def test_run_prints_the_estimate_before_a_long_run_and_only_then(tmp_path, data_dir):
+    table = tmp_path / "cost.json"
+    table.write_text(json.dumps({"machine": "test CPU", "costs": {"ptb": {"rs": {"compute_s": 10000.0, "budget": 1000.0}}}}))
+    env = {**os.environ, "NASBENCH_DATA": str(data_dir), "NASBENCH_TRIAL_COST": str(table)}
+    command = [sys.executable, "-m", "nasbench_cli.main", "run", "--algo", "rs", "--trials", "2", "--jobs", "1",
+               "--budget-hours", "10"]
+    long = subprocess.run(command + ["--out", str(tmp_path / "a")], capture_output=True, text=True, env=env)
+    assert long.returncode == 0, long.stderr
+    assert "estimate: about 3 min of CPU for 2 trials, ~3 min on 1 process (per trial: rs ~100 s; measured on " \
+           "test CPU; scaled to this budget)" in long.stderr
+    table.write_text(json.dumps({"machine": "test CPU", "costs": {"ptb": {"rs": {"compute_s": 1.0, "budget": 1000.0}}}}))
+    short = subprocess.run(command + ["--out", str(tmp_path / "b")], capture_output=True, text=True, env=env)
+    assert short.returncode == 0 and "estimate" not in short.stderr
+
+
+def test_the_shipped_table_covers_every_algorithm_each_benchmark_serves():
+    table = measured_table(MEASURED)
+    assert table["machine"] and table["measured"]
+    missing = []
+    for benchmark in BENCHMARKS:
+        for algo in ALGORITHMS:
+            try:
+                check_benchmark(algo, benchmark)
+            except UserError:
+                continue
+            entry = table["costs"].get(benchmark, {}).get(algo)
+            if entry is None:
+                missing.append(f"{benchmark}/{algo}")
+            else:
+                assert entry["compute_s"] >= 0 and entry["budget"] == BENCHMARKS[benchmark].default_budget
+    assert not missing, f"scripts/measure_trial_cost.py has not measured: {', '.join(missing)}"
