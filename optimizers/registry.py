@@ -267,6 +267,18 @@ def make_algorithm(name: str, overrides: dict | None = None, benchmark: str | No
         from benchmarks.core.registry import get_spec
 
         settings = dataclasses.replace(settings, features=get_spec(kind_of_run).encoding_kind)
+    if kind_of_run is not None and "max_epochs" in {f.name for f in dataclasses.fields(settings)}:
+        from benchmarks.core.registry import get_spec
+
+        top = get_spec(kind_of_run).max_epochs     # R is the benchmark's top fidelity (50 on ptb and wt2)
+        if top > 1 and settings.max_epochs != top:
+            settings = dataclasses.replace(settings, max_epochs=top)
+    full = getattr(cls, "full_fidelity_setting", None)      # e.g. rs, re on a native space: the full fidelity
+    if kind_of_run is not None and full and getattr(settings, full, None) is not None:
+        from benchmarks.core.registry import get_spec
+
+        if getattr(settings, full) != get_spec(kind_of_run).max_epochs:
+            settings = dataclasses.replace(settings, **{full: get_spec(kind_of_run).max_epochs})
     if overrides:
         fields = {f.name: f for f in dataclasses.fields(settings)}
         hints = typing.get_type_hints(type(settings))

@@ -186,3 +186,25 @@ def test_the_environment_variable_and_a_missing_folder(tmp_path):
     assert done.returncode == 0 and json.loads(done.stdout)["systems"] == 176
     missing = cli("data", "info", "--benchmark", "nmt-ru-en", "--data-dir", tmp_path / "nowhere")
     assert missing.returncode == 2 and "NMTHPO folder not found" in missing.stderr
+
+
+def test_transfer_between_pairs_matches_a_recomputation_from_the_files(tmp_path):
+    from scipy.stats import kendalltau
+
+    done = cli("analyze", "transfer", "--benchmark", "nmt", "--out", tmp_path, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["pairs"] == [f"nmt-{p}" for p in PAIRS] and (tmp_path / "nmt-transfer.png").is_file()
+
+    def column(pair, k):
+        hyps = [tuple(line.split()) for line in (DATASETS / f"{pair}.hyps").read_text().splitlines()]
+        values = [float(line.split()[k]) for line in (DATASETS / f"{pair}.evals").read_text().splitlines()]
+        return dict(zip(hyps, values))
+
+    for metric, k in (("bleu", 0), ("decode_s", 1)):
+        a, b = column("en-ja", k), column("ja-en", k)
+        shared = sorted(set(a) & set(b))
+        expected = kendalltau([a[c] for c in shared], [b[c] for c in shared]).statistic
+        assert result["metrics"][metric]["shared"][0][1] == len(shared) == 141
+        assert result["metrics"][metric]["kendall_tau"][0][1] == pytest.approx(expected, abs=1e-12)
+    assert result["metrics"]["bleu"]["kendall_tau"][0][3] is None        # en-ja and so-en share no configuration

@@ -19,22 +19,30 @@ class BenchmarkSpec:
     encoding_kind: str = "encoding"        # the feature kind of its search space's own encoding
     objectives: tuple = ("logppl", "params", "flops", "epoch_s")   # benchmarks.core.objectives; the loss first
     clock: str = "hours"                   # what the simulated clock counts: "hours" (recorded training
-    #                                        seconds) or "evaluations" (no training time recorded: 1 per evaluation)
+    #                                        seconds), "evaluations" (no training time recorded: 1 per evaluation)
+    #                                        or "checkpoints" (curves without times: 1 per checkpoint trained)
+
+    @property
+    def counts(self) -> bool:
+        """True when the clock counts units (evaluations or checkpoints) rather than recorded hours; its
+        budget is then `--budget-evals N`."""
+        return self.clock != "hours"
 
     @property
     def clock_unit_s(self) -> float:
-        """Clock seconds per displayed unit: 3600 (hours of recorded training time), or 1 (one evaluation)."""
-        return 1.0 if self.clock == "evaluations" else 3600.0
+        """Clock seconds per displayed unit: 3600 (hours of recorded training time), or 1 (one evaluation,
+        or one checkpoint trained)."""
+        return 1.0 if self.counts else 3600.0
 
     @property
     def clock_label(self) -> str:
-        """The x-axis and budget wording: 'simulated hours' or 'evaluations'."""
-        return "evaluations" if self.clock == "evaluations" else "simulated hours"
+        """The x-axis and budget wording: 'simulated hours', 'evaluations' or 'checkpoints'."""
+        return {"evaluations": "evaluations", "checkpoints": "checkpoints"}.get(self.clock, "simulated hours")
 
     @property
     def clock_short(self) -> str:
-        """The unit suffix in tables and --at grids: 'h' or 'evals'."""
-        return "evals" if self.clock == "evaluations" else "h"
+        """The unit suffix in tables and --at grids: 'h', 'evals' or 'ckpts'."""
+        return {"evaluations": "evals", "checkpoints": "ckpts"}.get(self.clock, "h")
 
 
 CELL_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace", "epochs",
@@ -102,5 +110,18 @@ BENCHMARKS = {
     # use, and enough for the model-based searchers to leave their random start (10-20 evaluations).
     **{f"nmt-{pair}": _nmt_spec(pair, systems) for pair, systems in NMT_PAIRS.items()},
 }
+# NMTLC's LoRA fine-tuning of BLOOMZ and XGLM for translation (benchmarks.lora): checkpoints as the fidelity,
+# dev perplexity as the signal; no time is recorded, so the clock counts checkpoints trained. Default budgets:
+# about 10% of the checkpoints it takes to train every configuration to its last one (3,509 on fr-en,
+# 2,430 on zh-en), as wt2's 200 h are 10% of its table.
+LORA_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace", "epochs"})
+BENCHMARKS.update({
+    f"lora-{pair}": BenchmarkSpec(
+        f"lora-{pair}", f"NMTLC {pair}: {count} LoRA fine-tunings of BLOOMZ and XGLM (560M-3B) for translation, dev "
+        f"perplexity per checkpoint (BLEU beside it), up to {top} checkpoints; budget in checkpoints (default {budget})",
+        "nmtlc.jsonl", None, max_epochs=top, default_budget=budget, objective="perplexity",
+        reach_thresholds=(0.1, 0.05), loader="benchmarks.lora.table", offers=LORA_OFFERS,
+        encoding_kind="lora-encoding", objectives=("ppl",), clock="checkpoints")
+    for pair, count, top, budget in (("fr-en", 162, 74, 350), ("zh-en", 159, 28, 250))})
 # a family name selects all its benchmarks wherever a benchmark is named (`--benchmark nmt`)
-FAMILIES = {"nmt": tuple(f"nmt-{pair}" for pair in NMT_PAIRS)}
+FAMILIES = {"nmt": tuple(f"nmt-{pair}" for pair in NMT_PAIRS), "lora": ("lora-fr-en", "lora-zh-en")}

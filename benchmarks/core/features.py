@@ -26,8 +26,9 @@ FEATURE_KINDS = {
     "cell-encoding": "the 80-number count encoding of a recurrent cell (benchmarks.cells.space; ptb, wt2)",
     "gpt-encoding": "the per-choice encoding of a GPT-2-style decoder (benchmarks.gpt.space; gpt-s, gpt-m, gpt-l)",
     "nmt-encoding": "the six hyperparameters scaled to [0, 1] as NMTHPO's .hyps_scaled (benchmarks.nmt.space; nmt-*)",
+    "lora-encoding": "base model family and size, LoRA rank, batch size, learning rate in [0, 1] (benchmarks.lora.space; lora-*)",
 }
-ENCODING_KINDS = ("bert-encoding", "cell-encoding", "gpt-encoding", "nmt-encoding")   # a search space's own encoding (benchmarks.core.space)
+ENCODING_KINDS = ("bert-encoding", "cell-encoding", "gpt-encoding", "nmt-encoding", "lora-encoding")   # a search space's own encoding (benchmarks.core.space)
 G2V_DIMS = {"g2v-10d": 10, "g2v-50d": 50}
 DEFAULT_SEED = 0
 

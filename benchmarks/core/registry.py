@@ -63,9 +63,9 @@ def budget_in_clock_units(benchmark_name: str, budget_hours, budget_evals) -> fl
     """The budget per trial in the benchmark's clock units (hours, or evaluations); UserError (one
     line) for the other kind of budget than the benchmark's clock counts."""
     spec = get_spec(benchmark_name)
-    if spec.clock == "evaluations":
+    if spec.counts:
         if budget_hours is not None:
-            raise UserError(f"{benchmark_name} records no training time: its budget is a number of evaluations "
+            raise UserError(f"{benchmark_name} records no training time: its budget is a number of {spec.clock_label} "
                             f"(--budget-evals N, default {spec.default_budget:g}), not --budget-hours")
         return float(budget_evals if budget_evals is not None else spec.default_budget)
     if budget_evals is not None:

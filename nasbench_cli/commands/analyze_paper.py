@@ -129,17 +129,24 @@ def fidelity(benchmark_name, epochs_text, out_dir, format_text, data_dir, as_jso
 
 
 @click.command()
+@click.option("--benchmark", "family", type=click.Choice(["cells", "nmt"], case_sensitive=False), default="cells",
+              show_default=True, help="cells: PTB vs WikiText-2 (the paper's Fig. 6); nmt: every two NMTHPO "
+                                      "language pairs, over the configurations both trained.")
 @figures_option
 @format_option
 @data_dir_option
 @json_option
-def transfer(out_dir, format_text, data_dir, as_json):
-    """The paper's Fig. 6: best test log-perplexity on PTB vs WikiText-2 for the architectures in both."""
+def transfer(family, out_dir, format_text, data_dir, as_json):
+    """Transfer between tasks: the paper's Fig. 6 (best test log-perplexity on PTB vs WikiText-2 for the
+    architectures in both), or with --benchmark nmt the Kendall tau of dev BLEU and of decode time between
+    every two translation pairs over their shared configurations."""
     from benchmarks.cells.paper_analyses import transfer as compute
     from benchmarks.core.registry import load_benchmark
     from nasbench_cli.figures.paper import transfer_figure
 
     formats = parse_formats(format_text)
+    if family.lower() == "nmt":
+        return _nmt_transfer(out_dir, formats, data_dir, as_json)
     report = compute(load_benchmark("ptb", data_dir), load_benchmark("wt2", data_dir))
     written = transfer_figure(report, out_dir, formats)
     if as_json:
@@ -149,6 +156,34 @@ def transfer(out_dir, format_text, data_dir, as_json):
     click.echo(f"PTB vs WikiText-2, {report['architectures']} architectures complete on both (matched by id): "
                f"Pearson r {report['pearson_r']:.3f}, Spearman rho {report['spearman_rho']:.3f}, "
                f"Kendall tau {report['kendall_tau']:.3f}")
+    _echo_written(written, as_json)
+
+
+def _nmt_transfer(out_dir, formats, data_dir, as_json):
+    import math
+
+    from benchmarks.core.catalog import FAMILIES
+    from benchmarks.core.registry import load_benchmark
+    from benchmarks.nmt.transfer import PAIR_METRICS, transfer as compute
+    from nasbench_cli.figures.paper import nmt_transfer_figure
+
+    report = compute([load_benchmark(name, data_dir) for name in FAMILIES["nmt"]])
+    written = nmt_transfer_figure(report, out_dir, formats)
+    if as_json:
+        echo_json({"pairs": report["pairs"],
+                   "metrics": {m: {"kendall_tau": [[None if math.isnan(v) else v for v in row] for row in d["tau"]],
+                                   "shared": d["shared"]} for m, d in report["metrics"].items()},
+                   "figures": [str(p) for p in written]})
+        return
+    names = [n[4:] for n in report["pairs"]]
+    for metric, title in PAIR_METRICS.items():
+        data = report["metrics"][metric]
+        click.echo(f"Kendall tau of {title} between pairs (shared configurations in brackets; - : fewer than 3)")
+        click.echo(" " * 7 + "".join(f"{n:>13}" for n in names))
+        for i, name in enumerate(names):
+            cells = ["" if i == j else ("-" if math.isnan(data["tau"][i][j]) else f"{data['tau'][i][j]:+.2f}")
+                     + ("" if i == j else f" ({data['shared'][i][j]})") for j in range(len(names))]
+            click.echo(f"{name:<7}" + "".join(f"{c:>13}" for c in cells))
     _echo_written(written, as_json)
 
 

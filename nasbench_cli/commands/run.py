@@ -9,8 +9,8 @@ from nasbench_cli.commands.options import benchmarks_option, data_dir_option, ec
 OBJECTIVES_BY_BENCHMARK = "; ".join(f"{name}: {', '.join(spec.objectives)}" for name, spec in BENCHMARKS.items()
                                     if spec.objectives)
 DEFAULT_BUDGETS = {clock: ", ".join(f"{name} {spec.default_budget:g}" for name, spec in BENCHMARKS.items()
-                                    if spec.clock == clock) or "none"
-                   for clock in ("hours", "evaluations")}
+                                    if spec.clock in clocks) or "none"
+                   for clock, clocks in (("hours", ("hours",)), ("evaluations", ("evaluations", "checkpoints")))}
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
 
@@ -76,7 +76,7 @@ def summarize(paths) -> dict:
                    "[default: the benchmark's: " + DEFAULT_BUDGETS["hours"] + "].")
 @click.option("--budget-evals", type=click.IntRange(1, 10**9), default=None, metavar="N",
               help="Evaluations per trial, on benchmarks that record no training time (their clock counts "
-                   "evaluations) [default: " + DEFAULT_BUDGETS["evaluations"] + "].")
+                   "evaluations; on lora-* checkpoints trained) [default: " + DEFAULT_BUDGETS["evaluations"] + "].")
 @click.option("--budget", "budget_kind", type=click.Choice(["hours", "release"]), default="hours", show_default=True,
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
@@ -145,11 +145,18 @@ def run(algo_text, benchmark_names, trials, budget_hours, budget_evals, budget_k
             from nasbench_cli.harness.run_description import describe_run
             from nasbench_cli.harness.trial import check_problem
 
+            from nasbench_cli.harness.simulator import searcher_view
+            from optimizers.registry import make_algorithm
+
             for name in benchmark_names:
                 description = describe_run(algo_text, name, **options)
+                benchmark = load_benchmark(name, description.data_dir)
                 if description.objectives or description.constraints:
-                    check_problem(load_benchmark(name, description.data_dir), description.objectives,
-                                  description.constraints)
+                    check_problem(benchmark, description.objectives, description.constraints)
+                for algo in description.algos:
+                    algorithm = make_algorithm(algo, description.overrides_of(algo), name)
+                    algorithm.check_table(searcher_view(benchmark.search))
+                    _check_epoch_settings(algo, algorithm, searcher_view(benchmark.search))
         payloads, failed = [], False
         for name in benchmark_names:
             if len(benchmark_names) > 1 and not as_json:
@@ -281,7 +288,8 @@ def _run_locked(run, benchmark, as_json: bool):
     paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(run.trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
-        budget_key = "budget_evaluations" if spec.clock == "evaluations" else "budget_hours"
+        budget_key = {"evaluations": "budget_evaluations", "checkpoints": "budget_checkpoints"}.get(spec.clock,
+                                                                                                   "budget_hours")
         payload = {"benchmark": benchmark_name, budget_key: run.budget, "workers": run.workers, "out": str(out),
                    "ran": len(todo) - len(errors), "skipped": len(done), "errors": errors,
                    "algorithms": {a: {k: (None if isinstance(v, float) and math.isnan(v) else v)
@@ -339,8 +347,10 @@ def _preflight(benchmark, algos, overrides, quiet):
     from nasbench_cli.harness.simulator import searcher_view
 
     algorithms = {algo: make_algorithm(algo, overrides.get(algo), benchmark.name) for algo in algos}
-    for algorithm in algorithms.values():      # every setting the table can refute, before any features build
-        algorithm.check_table(searcher_view(benchmark.search))
+    for algo, algorithm in algorithms.items():   # every setting the table can refute, before any features build
+        view = searcher_view(benchmark.search)
+        algorithm.check_table(view)
+        _check_epoch_settings(algo, algorithm, view)
     for algo, algorithm in algorithms.items():
         kind = algorithm.feature_kind and used_kind(benchmark.name, algorithm.feature_kind)
         if kind in G2V_DIMS and not is_g2v_cached(benchmark, G2V_DIMS[kind]):
@@ -349,6 +359,19 @@ def _preflight(benchmark, algos, overrides, quiet):
         note = check_scores(benchmark, algo, algorithm)
         if note and not quiet:
             click.echo(f"note: {note}", err=True)
+
+
+def _check_epoch_settings(algo, algorithm, search) -> None:
+    """UserError (one line) for a setting that names more epochs than the table has (rs50e on a table of
+    28 checkpoints): found now, not in a worker after other algorithms' trials were written."""
+    from benchmarks.core.errors import UserError
+
+    settings = algorithm.settings_dict() if hasattr(algorithm, "settings_dict") else {}
+    for key in ("epochs", "max_epochs"):
+        value = settings.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > search.max_epochs:
+            raise UserError(f"{algo} trains to {value} epochs ({key}), but {search.name} records at most "
+                            f"{search.max_epochs}; use --set {algo}.{key}=N with N <= {search.max_epochs}, or 'rs'")
 
 
 def _build_g2v(benchmark, dims, kind, quiet):

@@ -106,6 +106,35 @@ def transfer_figure(report: dict, out_dir: Path, formats) -> list[Path]:
     return written
 
 
+def nmt_transfer_figure(report: dict, out_dir: Path, formats) -> list[Path]:
+    """Two heatmaps: Kendall tau of dev BLEU and of decode time between every two NMTHPO pairs (blank where
+    they share fewer than 3 configurations), each cell with tau and the shared count."""
+    import matplotlib.pyplot as plt
+
+    from benchmarks.nmt.transfer import PAIR_METRICS
+
+    names = [n[4:] for n in report["pairs"]]
+    with _rc():
+        fig, axes = plt.subplots(1, 2, figsize=(9.6, 4.4), constrained_layout=True)
+        for ax, (metric, title) in zip(axes, PAIR_METRICS.items()):
+            tau = np.asarray(report["metrics"][metric]["tau"], dtype=float)
+            shared = report["metrics"][metric]["shared"]
+            image = ax.imshow(np.ma.masked_invalid(tau), vmin=-1, vmax=1, cmap="RdBu_r")
+            for i in range(len(names)):
+                for j in range(len(names)):
+                    if i != j and np.isfinite(tau[i, j]):
+                        ax.text(j, i, f"{tau[i, j]:+.2f}\n({shared[i][j]})", ha="center", va="center", fontsize=7.5,
+                                color="white" if abs(tau[i, j]) > 0.6 else "black")
+            ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
+            ax.set_yticks(range(len(names)), names)
+            ax.grid(False)
+            ax.set_title(f"Kendall tau of {title} between pairs\n(shared configurations in brackets)", fontsize=9)
+        fig.colorbar(image, ax=axes, shrink=0.8, label="Kendall tau-b")
+        written = save_figure(fig, Path(out_dir) / "nmt-transfer", formats)
+        plt.close(fig)
+    return written
+
+
 def sparsity_figure(report: dict, out_dir: Path, formats) -> list[Path]:
     """Figure 7: histogram of graph-edit-distance upper bounds between random pairs."""
     import matplotlib.pyplot as plt

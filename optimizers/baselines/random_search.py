@@ -13,6 +13,7 @@ from optimizers.base import Algorithm, Job, SearchInputs
 
 class RandomSearch(Algorithm):
     """Random search with `settings.epochs` epochs per architecture."""
+    full_fidelity_setting = "epochs"   # trains to the benchmark's full fidelity (make_algorithm sets it)
     name = "rs"
     description = "random search, each architecture trained a fixed number of epochs"
     needs = frozenset({"epochs"})
@@ -31,6 +32,7 @@ class RandomSearch(Algorithm):
 
 
 class RandomSearch50(RandomSearch):
+    full_fidelity_setting = None   # a fixed epoch count: refused on a table with fewer
     name = "rs50e"
     description = "random search, each architecture trained 50 epochs"
 
@@ -40,6 +42,7 @@ class RandomSearch50(RandomSearch):
 
 
 class RandomSearch10(RandomSearch):
+    full_fidelity_setting = None   # a fixed epoch count: refused on a table with fewer
     name = "rs10e"
     description = "random search, each architecture trained 10 epochs"
 

@@ -195,6 +195,7 @@ def _check_sizes(settings, n: int) -> None:
 class SpaceRegularizedEvolution(RegularizedEvolution):
     """`re` on a benchmark without graph2vec features: native mutation, snapped (population and
     tournament sized for ~50 evaluations, as NAS-Bench-BERT's budget allows)."""
+    full_fidelity_setting = "epochs"   # trains to the benchmark's full fidelity (make_algorithm sets it)
     needs = frozenset({"mutate", "encoding", "distance"})
 
     @dataclass(frozen=True)

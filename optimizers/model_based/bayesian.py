@@ -181,6 +181,7 @@ class BO50d(BayesianOptimisation):
 class SpaceBO(BayesianOptimisation):
     """`bo` on a benchmark without graph2vec features: the same model over the space's own encoding,
     sized for ~50 evaluations (10 random, refit after every evaluation)."""
+    full_fidelity_setting = "epochs"   # trains to the benchmark's full fidelity (make_algorithm sets it)
     needs = frozenset({"encoding"})
 
     @dataclass(frozen=True)

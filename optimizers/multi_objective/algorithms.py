@@ -140,6 +140,7 @@ class _MultiObjective:
 class MORandomSearch(_MultiObjective, Algorithm):
     """Random search at a fixed epoch count over the architectures that satisfy the known constraints:
     the multi-objective baseline (every architecture it trains is a candidate for the front)."""
+    full_fidelity_setting = "epochs"   # trains to the benchmark's full fidelity (make_algorithm sets it)
     name = "mo-rs"
     description = "multi-objective random search, each architecture trained a fixed number of epochs"
     needs = frozenset({"epochs"})
@@ -250,6 +251,7 @@ class MORegularizedEvolution(_MultiObjective, RegularizedEvolution):
 
 class SpaceMORegularizedEvolution(MORegularizedEvolution):
     """`mo-re` in a benchmark's native space (bert): native mutation, snapped (P 10, S 5, as `re` there)."""
+    full_fidelity_setting = "epochs"   # trains to the benchmark's full fidelity (make_algorithm sets it)
     needs = frozenset({"mutate", "encoding", "distance"})
 
     @dataclass(frozen=True)
@@ -306,6 +308,7 @@ class ParEGO(_MultiObjective, BayesianOptimisation):
 
 class SpaceParEGO(ParEGO):
     """`parego` over the space's own encoding (bert), sized as `bo` there (10 random, refit every evaluation)."""
+    full_fidelity_setting = "epochs"   # trains to the benchmark's full fidelity (make_algorithm sets it)
     needs = frozenset({"encoding"})
     Settings = SpaceBO.Settings
 
