@@ -6,7 +6,7 @@ from nasbench_cli.commands.options import benchmark_option, data_dir_option, ech
 
 @click.group()
 def data():
-    """Inspect a benchmark's data (ptb, wt2, bert, gpt-s/m/l, nmt-*) and its packed cache."""
+    """Inspect a benchmark's data (ptb, wt2, bert, gpt-s/m/l, nmt-*, lora-*) and its packed cache."""
 
 
 def benchmark_summary(benchmark) -> dict:
@@ -65,6 +65,16 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
         echo_json(summary) if as_json else print_bert_summary(summary)
         if verify and not as_json:
             click.echo("verified         no cache: the JSON files were read now")
+        return
+    if benchmark_name.startswith("lora-"):
+        from nasbench_cli.commands.lora_data import lora_summary, print_lora_summary
+
+        summary = lora_summary(benchmark)
+        if verify:            # no cache: the file is read and checked at every load
+            summary["verified"] = True
+        echo_json(summary) if as_json else print_lora_summary(summary)
+        if verify and not as_json:
+            click.echo("verified         no cache: the file was read and checked now")
         return
     if benchmark_name.startswith("nmt-"):
         from nasbench_cli.commands.nmt_data import nmt_summary, print_nmt_summary

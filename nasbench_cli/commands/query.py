@@ -115,7 +115,7 @@ def query(benchmark_name, arch_id, recipe_text, epochs, front, objectives_text, 
     benchmark = load_benchmark(benchmark_name, data_dir)
     if benchmark_name == "bert":
         return _query_bert(benchmark, arch_id, recipe_text, epochs, as_json)
-    if benchmark_name.startswith(("gpt-", "nmt-")):
+    if benchmark_name.startswith(("gpt-", "nmt-", "lora-")):
         return _query_gpt(benchmark, arch_id, recipe_text, epochs, as_json)
     if recipe_text is not None:
         from benchmarks.cells.canonical import lookup_all, lookup_recipe
@@ -180,11 +180,16 @@ def _query_gpt(benchmark, arch_id, recipe_text, epochs, as_json):
     from nasbench_cli.commands.gpt_data import find_gpt, gpt_record, print_gpt_record
     from nasbench_cli.commands.nmt_data import nmt_record, print_nmt_record
 
+    from nasbench_cli.commands.lora_data import lora_record, print_lora_record
+
     if benchmark.name.startswith("nmt-"):
         gpt_record, print_gpt_record = nmt_record, print_nmt_record      # noqa: F811 (same shape, nmt's facts)
+    if benchmark.name.startswith("lora-"):
+        gpt_record, print_gpt_record = lora_record, print_lora_record    # noqa: F811 (its curves)
 
-    if epochs not in (None, 1):
-        raise UserError(f"{benchmark.name} has no epochs (one evaluation per architecture): leave out --epochs")
+    if epochs not in (None, 1) or (epochs is not None and benchmark.name.startswith("lora-")):
+        raise UserError(f"{benchmark.name}: leave out --epochs (" + ("the whole curve is shown" if benchmark.name.startswith(
+            "lora-") else "no epochs: one evaluation per architecture") + ")")
     nearest = None
     if recipe_text is not None:
         row, nearest = find_gpt(benchmark, recipe_text)

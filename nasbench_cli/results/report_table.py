@@ -176,12 +176,16 @@ def caption(name: str, bench: dict) -> str:
         return (f"{name}: final hypervolume regret on {','.join(bench['objectives'])}{within} (normalised; true "
                 f"front: {hv['true_front_size']} architectures, HV {hv['true_hv']:.4f}) after {budget}")
     if bench.get("constraints"):
-        unit = {"bert": "GLUE points"}.get(name, "dev BLEU points" if name.startswith("nmt-") else "test log-perplexity")
+        unit = {"bert": "GLUE points"}.get(name, "dev BLEU points" if name.startswith("nmt-") else
+                                           "dev perplexity" if name.startswith("lora-") else "test log-perplexity")
         return (f"{name}: final regret within {' and '.join(bench['constraints'])} ({unit} against the best feasible "
                 f"architecture, {bench['benchmark_best_arch']}: {abs(bench['l_star']):.4f}) after {budget}")
     if name.startswith("gpt-"):
         return (f"{name}: final regret (supernet perplexity − the table's lowest, {bench['l_star']:.4f}, architecture "
                 f"{bench['benchmark_best_arch']}) after {budget}")
+    if name.startswith("lora-"):
+        return (f"{name}: final regret (dev perplexity of the incumbent checkpoint − the table's lowest, "
+                f"{bench['l_star']:.4f}, configuration {bench['benchmark_best_arch']}) after {budget}")
     if name.startswith("nmt-"):
         return (f"{name}: final regret (best dev BLEU of the table − dev BLEU, in points; best {-bench['l_star']:.2f}, "
                 f"system {bench['benchmark_best_arch']}) after {budget}")
