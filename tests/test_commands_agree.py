@@ -59,7 +59,7 @@ def test_the_command_line_describes_every_benchmark():
     top = nasbench("--help").stdout
     data = nasbench("data", "--help").stdout
     for name in BENCHMARKS:
-        assert name in top.replace("gpt-s, gpt-m, gpt-l", "gpt-s gpt-m gpt-l"), name
+        assert name in top, name
     assert "NAS-Bench-NLP data" not in data and "gpt" in data
 
 

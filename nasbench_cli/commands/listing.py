@@ -50,7 +50,7 @@ def list_cmd(as_json):
                    "benchmarks": {n: s.description for n, s in BENCHMARKS.items()}})
         return
     click.echo("algorithms (--algo NAME, a comma list, 'all' = the paper's eight, 'proxy' = prs,phb, "
-               "'libs' = optuna,dehb,smac-mf; on --benchmark bert and gpt-* 'all' = rs,bo,re,tpe,smac, 'libs' = optuna):")
+               "'libs' = optuna,dehb,smac-mf; on bert, gpt-*, nmt-* and lora-* 'all' = rs,bo,re,tpe,smac, 'libs' = optuna):")
     for name in names:
         click.echo(f"  {name:<11} {ALGORITHMS[name][0]}")
     if plugins:
