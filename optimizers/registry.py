@@ -42,6 +42,8 @@ ALGORITHMS = {
                ("optimizers.libraries.optuna_search:OptunaTPE", "optimizers.libraries.optuna_search:SpaceOptuna")),
     "dehb": ("DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box (extra: libs)", ("optimizers.libraries.dehb_search:DEHBSearch",)),
     "smac-mf": ("SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box", ("optimizers.libraries.smac_multifidelity:SMACMultiFidelity",)),
+    "top1e": ("one-epoch top-K: 27 random architectures trained 1 epoch, the best 3 continued to the full fidelity, "
+              "repeated (Egele et al. 2023)", ("optimizers.baselines.one_epoch:OneEpochTopK",)),
     "rs": ("random search at the benchmark's full fidelity: 50 epochs on cells, the one evaluation on bert",
            ("optimizers.baselines.random_search:RandomSearch", "optimizers.baselines.random_search:SingleFidelityRandomSearch")),
     "bo": ("Bayesian optimisation, bagged XGBoost + LCB: over 10-d graph2vec on cells (= bo10d), over the space's encoding elsewhere",
