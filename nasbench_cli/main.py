@@ -25,6 +25,7 @@ COMMANDS = {
     "features": "nasbench_cli.commands.features:features",
     "analyze": "nasbench_cli.commands.analyze:analyze",
     "proxies": "nasbench_cli.commands.proxies:proxies",
+    "suite": "nasbench_cli.commands.suite:suite",
 }
 
 

@@ -21,8 +21,13 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
 @click.option("--title", default=None, help="Replaces the benchmark's name in every figure title.")
 @click.option("--width", "width_in", type=click.FloatRange(2.0, 30.0), default=None,
               help="Figure width in inches (default 7.4; the height keeps the proportions).")
+@click.option("--suite", "suite_text", default=None, metavar="NAME|FILE.toml",
+              help="A suite's aggregate figures instead (RESULTS_DIR: the --out of `run --suite`): "
+                   "<suite>-iqm (IQM and mean of normalised regret with 95% stratified-bootstrap intervals) and "
+                   "<suite>-critical-difference (over the tasks every algorithm ran).")
 @json_option
-def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, band_kind, title, width_in, as_json):
+def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, band_kind, title, width_in, as_json,
+         suite_text=None):
     """Draw the figures of each benchmark from the trial files of `nasbench run`.
 
     \b
@@ -55,6 +60,8 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, b
 
     formats = parse_formats(format_text)
     options = FigureOptions(bands=bands, band_kind=band_kind, title=title, width_in=width_in)
+    if suite_text is not None:
+        return _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json)
     order = parse_name_list(algo_text)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), order)
     if order:      # the legends list the runs in the order asked for
@@ -119,3 +126,38 @@ def _critical_difference(runs, out, formats, options):
             return result, save_figure(fig, out / "critical-difference", formats), ""
         finally:
             plt.close(fig)
+
+
+def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json):
+    """`plot --suite`: the aggregate figure and the critical-difference diagram of a suite's results."""
+    from pathlib import Path
+
+    import matplotlib.pyplot as plt
+
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.figures.critical_difference import cd_figure
+    from nasbench_cli.figures.plotting import save_figure
+    from nasbench_cli.figures.style import _rc
+    from nasbench_cli.figures.suite import aggregate_figure
+    from nasbench_cli.results.suite_report import suite_report
+    from nasbench_cli.suites.definition import load_suite
+
+    if len(results_dirs) != 1:
+        raise UserError("--suite reads one results folder (the --out of `run --suite`)")
+    suite = load_suite(suite_text)
+    data = suite_report(suite, results_dirs[0])
+    out = Path(out_dir) if out_dir else Path(results_dirs[0]) / "figures"
+    written = []
+    with _rc():
+        fig = aggregate_figure(data, options)
+        written += save_figure(fig, out / f"{suite.name}-iqm", formats)
+        plt.close(fig)
+        if data["critical_difference"]:
+            fig = cd_figure(data["critical_difference"], options)
+            written += save_figure(fig, out / f"{suite.name}-critical-difference", formats)
+            plt.close(fig)
+    if as_json:
+        echo_json({"files": [str(p) for p in written]})
+    else:
+        for path in written:
+            click.echo(f"wrote {path}")

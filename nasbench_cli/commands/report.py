@@ -7,6 +7,10 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
 @click.command()
 @click.argument("results_dirs", metavar="RESULTS_DIR...", nargs=-1, required=True,
                 type=click.Path(file_okay=False, path_type=str))
+@click.option("--suite", "suite_text", default=None, metavar="NAME|FILE.toml",
+              help="Aggregate a suite's results (RESULTS_DIR as given to `run --suite --out`): normalised regret "
+                   "per task, mean and IQM across tasks with stratified-bootstrap 95% intervals, mean rank, "
+                   "probability of improvement over rs, the critical-difference diagram's ranks, overtuning.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print GitHub Markdown tables (for a README).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
@@ -15,7 +19,7 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
 @click.option("--at", "at_text", default=None, metavar="TIMES",
               help="Also report at these points of the benchmark's clock, e.g. 10h,100h (gpt-*: evaluations, "
                    "e.g. 25,50): the results as they stood then.")
-def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, at_text=None):
+def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, at_text=None, suite_text=None):
     """Compare algorithms by final regret, per benchmark, from the trial files of `nasbench run`.
 
     Columns: trials; mean final regret (test log-perplexity - L*) with a 95% t-interval; median;
@@ -32,6 +36,8 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, 
 
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
+    if suite_text is not None:
+        return _suite_report(results_dirs, suite_text, as_json)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     from nasbench_cli.results.truncate import parse_hours, results_at
@@ -51,3 +57,40 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, 
             click.echo()
         else:
             print_rich(table, wide=wide)
+
+
+def _suite_report(results_dirs, suite_text, as_json):
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.results.report_table import json_ready
+    from nasbench_cli.results.suite_report import suite_report
+    from nasbench_cli.suites.definition import load_suite
+
+    if len(results_dirs) != 1:
+        raise UserError("--suite reads one results folder (the --out of `run --suite`)")
+    suite = load_suite(suite_text)
+    data = suite_report(suite, results_dirs[0])
+    if as_json:
+        echo_json(json_ready(data))
+        return
+    click.echo(f"suite {data['suite']} v{data['version']}: {len(data['tasks'])} tasks; normalised regret "
+               f"({data['normalisation']}), lower is better")
+    click.echo(f"{'algorithm':<12} {'tasks':>5} {'trials':>6}  {'IQM':>6} {'95% CI':>15}  {'mean':>6} {'95% CI':>15}  "
+               f"{'mean rank':>9}  {'P(< rs)':>7}")
+    for label, row in sorted(data["algorithms"].items(), key=lambda item: item[1]["iqm"]):
+        p = row.get("p_improvement_over_rs")
+        click.echo(f"{label:<12} {row['tasks']:>5} {row['trials']:>6}  {row['iqm']:6.3f} "
+                   f"{row['iqm_ci95'][0]:7.3f}-{row['iqm_ci95'][1]:<7.3f}  {row['mean']:6.3f} "
+                   f"{row['mean_ci95'][0]:7.3f}-{row['mean_ci95'][1]:<7.3f}  {row['mean_rank']:9.2f}  "
+                   + ("      -" if p is None else f"{p:7.2f}"))
+    cd = data["critical_difference"]
+    if cd:
+        ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
+        click.echo(f"critical difference over the {len(data['cd_tasks'])} tasks every algorithm ran ({cd['blocks']} "
+                   f"blocks): Friedman p = {cd['friedman_p']:.3g}, CD = {cd['cd']:.2f}; mean ranks "
+                   + ", ".join(f"{label} {rank:.2f}" for label, rank in ranked))
+    for task, rows in data["overtuning"].items():
+        click.echo(f"overtuning on {task}: " + "; ".join(
+            f"{label} validation regret {r['val_regret']:.4f} vs test {r['test_regret']:.4f}, best-by-validation not "
+            f"best-by-test in {r['not_best_by_test']:.0%}" for label, r in rows.items()))
+    for note in data["notes"]:
+        click.echo(f"note: {note}")

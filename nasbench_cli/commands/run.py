@@ -113,10 +113,14 @@ def summarize(paths) -> dict:
               help="Count only architectures within a budget, e.g. params<=6e6 (repeatable; <=, <, >=, >): "
                    "regret is measured against the best feasible architecture; algorithms that cannot use "
                    "the constraint still run, their infeasible finds do not count.")
+@click.option("--suite", "suite_text", default=None, metavar="NAME|FILE.toml",
+              help="Run every task of a suite (`nasbench suite list`: dev, test, smoke, or your own file) instead of "
+                   "one benchmark: each task's benchmark, objectives, constraints, budget and workers; results in "
+                   "OUT/<task>/; an algorithm a task cannot serve is skipped there with a note.")
 @data_dir_option
 @json_option
 def run(algo_text, benchmark_names, trials, budget_hours, budget_evals, budget_kind, jobs, backend, scheduler, workers, label, seed,
-        out, set_items, overwrite, isolate, objectives_text, constraint_texts, data_dir, as_json):
+        out, set_items, overwrite, isolate, objectives_text, constraint_texts, suite_text, data_dir, as_json):
     """Run NAS algorithms on the simulated environment, one result file per trial.
 
     Each trial simulates --workers K workers on one clock: a free worker asks the algorithm for a job
@@ -140,6 +144,8 @@ def run(algo_text, benchmark_names, trials, budget_hours, budget_evals, budget_k
                        budget_evals=budget_evals, workers=workers, set_items=set_items, release=release,
                        objectives=objectives_text, constraints=constraint_texts, label=label, isolate=isolate,
                        out=out, overwrite=overwrite, data_dir=data_dir, jobs=jobs, backend=backend_choice)
+        if suite_text is not None:
+            return _run_suite(algo_text, suite_text, options, as_json)
         if len(benchmark_names) > 1:       # a family or a list: every setting checked on each before any runs
             from benchmarks.core.registry import load_benchmark
             from nasbench_cli.harness.run_description import describe_run
@@ -170,6 +176,92 @@ def run(algo_text, benchmark_names, trials, budget_hours, budget_evals, budget_k
             raise click.exceptions.Exit(1)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _run_suite(algo_text: str, suite_text: str, options: dict, as_json: bool) -> None:
+    """`run --suite`: every task of the suite in turn, each algorithm that can serve it (checked for every
+    task before any runs); results of task T in OUT/T/."""
+    from pathlib import Path
+
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.suites.definition import load_suite
+
+    context = click.get_current_context()
+    for option in ("benchmark_names", "objectives_text", "constraint_texts", "budget_hours", "budget_evals", "workers"):
+        if context.get_parameter_source(option) == click.core.ParameterSource.COMMANDLINE:
+            raise UserError(f"--suite sets each task's benchmark, objectives, constraints, budget and workers: leave "
+                            f"out --{option.replace('_names', '').replace('_text', '').replace('_texts', '').replace('_', '-')}")
+    if options["label"] is not None:
+        raise UserError("--label names one run; a suite runs each algorithm under its own name")
+    suite = load_suite(suite_text)
+    plan, skipped = [], []
+    for task in suite.tasks:
+        task_options = _task_options(task, options, Path(options["out"]))
+        algos = []
+        for algo in _algo_names(algo_text, task.benchmark):
+            try:
+                _check_runs(algo, task.benchmark, task_options)
+                algos.append(algo)
+            except UserError as exc:
+                skipped.append(f"{task.name}: {algo} skipped ({exc})")
+        plan.append((task, algos, task_options))
+    if not as_json:
+        for line in skipped:
+            click.echo(f"note: {line}", err=True)
+    payloads, failed = [], False
+    for task, algos, task_options in plan:
+        if not algos:
+            continue
+        if not as_json:
+            click.echo(f"== {suite.name}: {task.name}", err=True)
+        payload, errors = _run_one(",".join(algos), task.benchmark, task_options, as_json)
+        payloads.append({"task": task.name, **(payload or {})})
+        failed |= errors
+    if as_json:
+        echo_json({"suite": suite.name, "version": suite.version, "tasks": payloads, "skipped": skipped})
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+def _task_options(task, options: dict, out) -> dict:
+    from benchmarks.core.registry import get_spec
+
+    counts = get_spec(task.benchmark).counts
+    return {**options, "objectives": ",".join(task.objectives) or None, "constraints": tuple(task.constraints),
+            "budget_hours": None if counts else task.budget, "budget_evals": None if task.budget is None or not counts
+            else int(task.budget), "workers": task.workers, "out": out / task.name}
+
+
+def _algo_names(algo_text: str, benchmark: str) -> list:
+    """The --algo list on `benchmark`, groups expanded there ('all' differs by benchmark)."""
+    from benchmarks.core.errors import UserError
+    from optimizers.registry import parse_algo_list
+
+    names = []
+    for part in (p.strip() for p in algo_text.split(",") if p.strip()):
+        try:
+            names += parse_algo_list(part, benchmark)
+        except UserError:
+            names.append(part)              # refused per task, with its reason, by _check_runs
+    return list(dict.fromkeys(names))
+
+
+def _check_runs(algo: str, benchmark_name: str, options: dict) -> None:
+    """UserError (one line) if `algo` cannot run this task (benchmark, objectives, epochs)."""
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.run_description import describe_run
+    from nasbench_cli.harness.simulator import searcher_view
+    from nasbench_cli.harness.trial import check_objectives_fit, check_problem
+    from optimizers.registry import make_algorithm
+
+    description = describe_run(algo, benchmark_name, **options)
+    algorithm = make_algorithm(algo, description.overrides_of(algo), benchmark_name)
+    check_objectives_fit(algorithm, algo, description.objectives)
+    benchmark = load_benchmark(benchmark_name, description.data_dir)
+    if description.objectives or description.constraints:
+        check_problem(benchmark, description.objectives, description.constraints)
+    algorithm.check_table(searcher_view(benchmark.search))
+    _check_epoch_settings(algo, algorithm, searcher_view(benchmark.search))
 
 
 def _run_one(algo_text: str, benchmark_name: str, options: dict, as_json: bool):

@@ -1,0 +1,192 @@
+"""Aggregating a suite's results across its tasks.
+
+**Normalised regret, per trial** (dimensionless, the same definition for every objective kind):
+- single-objective (and constrained): final regret / (the median architecture's score − the best), over
+  the architectures the task admits (its constraints), each at its best epoch. 0 = the best architecture,
+  1 = a typical (median) one; a trial without an incumbent counts as the worst admitted architecture.
+  Dividing by the median's distance (not the worst's) keeps one diverged cell from squashing a task.
+- multi-objective: final HV regret / the true front's HV. 0 = the true front, 1 = nothing found (also
+  what a trial without a front scores).
+Both are unit-free, so log-perplexity, BLEU, GLUE and perplexity tasks can be averaged.
+
+**Across tasks, per algorithm** (over the tasks it ran): the mean and the interquartile mean (IQM: the
+mean of the middle 50% of all its (task, trial) values), each with a 95% stratified-bootstrap interval:
+2,000 resamples drawing trials with replacement within each task (rliable's `StratifiedBootstrap`
+definition, Agarwal et al. 2021), percentile interval, seed 0. The mean rank over tasks (ranked by mean
+normalised regret within a task, among the algorithms that ran it), the probability of improvement over
+`rs` (Mann-Whitney's P(X < Y) + P(X = Y)/2 per task, averaged over tasks), and the critical-difference
+diagram over the tasks every algorithm ran (`nasbench_cli.results.critical_difference`).
+
+**Overtuning** (tasks with separate validation and test, ptb and wt2): per algorithm, the mean validation
+regret of the final incumbent beside its test regret, and the share of trials whose best-by-validation
+(cell, epoch) was not the best by test among the (cell, epoch) pairs it trained.
+"""
+import math
+
+import numpy as np
+
+REFERENCES = ("rs", "top1e")
+BOOTSTRAP_RESAMPLES = 2000
+
+
+def _admitted(benchmark, constraints) -> np.ndarray:
+    from benchmarks.core.objectives import architecture_values, loss_objective
+
+    feasible = np.ones(benchmark.search.n, dtype=bool)
+    for constraint in constraints:
+        if constraint.objective != loss_objective(benchmark.name):
+            feasible &= constraint.holds(architecture_values(benchmark.search, constraint.objective))
+    return feasible
+
+
+def task_scale(benchmark, constraints=()) -> tuple[float, float]:
+    """(median − best, worst − best) of the admitted architectures' best test scores (the loss objective)."""
+    test = np.where(np.isfinite(benchmark.test_loss), benchmark.test_loss, np.inf).min(axis=1)
+    values = test[_admitted(benchmark, constraints) & np.isfinite(test)]
+    best = values.min()
+    return float(np.median(values) - best), float(values.max() - best)
+
+
+def normalised(records, benchmark=None) -> np.ndarray:
+    """Normalised final regret of each trial of one run (module docstring)."""
+    first = records[0]
+    finals = np.array([math.nan if r["final_regret"] is None else float(r["final_regret"]) for r in records])
+    if first.get("objectives"):
+        return np.where(np.isfinite(finals), finals, first["hv_space"]["true_hv"]) / first["hv_space"]["true_hv"]
+    from benchmarks.core.problem import scoring_problem
+
+    _, constraints = scoring_problem(first["benchmark"], (), first.get("constraints") or ())
+    median, worst = task_scale(benchmark, constraints)
+    return np.where(np.isfinite(finals), finals, worst) / median
+
+
+def iqm(values: np.ndarray) -> float:
+    from scipy.stats import trim_mean
+
+    return float(trim_mean(values, 0.25))
+
+
+def stratified_interval(groups: list, statistic, seed: int = 0, confidence: float = 0.95) -> tuple[float, float]:
+    """Percentile interval of `statistic` over stratified resamples: each group (a task's trials) resampled
+    with replacement, the groups concatenated."""
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(BOOTSTRAP_RESAMPLES):
+        sample = np.concatenate([g[rng.integers(0, len(g), len(g))] for g in groups])
+        values.append(statistic(sample))
+    tail = (1 - confidence) / 2 * 100
+    return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
+
+
+def probability_of_improvement(x: np.ndarray, y: np.ndarray) -> float:
+    """P(X < Y) + P(X = Y) / 2 (lower regret is better)."""
+    less = (x[:, None] < y[None, :]).mean()
+    equal = (x[:, None] == y[None, :]).mean()
+    return float(less + equal / 2)
+
+
+def overtuning(records, benchmark) -> dict | None:
+    """{"val_regret", "test_regret", "not_best_by_test"} of one single-objective run on a table with
+    separate validation and test losses (ptb, wt2), else None."""
+    if records[0].get("objectives") or benchmark.name not in ("ptb", "wt2"):
+        return None
+    search, test = benchmark.search, benchmark.test_loss
+    val_star = float(np.nanmin(search.val_loss))
+    val_regrets, test_regrets, missed = [], [], 0
+    for record in records:
+        traj = record["trajectory"]
+        if not traj["incumbent"]:
+            continue
+        row = int(search.index_of(traj["incumbent"][-1]))
+        epoch = int(traj["incumbent_epoch"][-1])
+        val_regrets.append(float(search.val_loss[row, epoch - 1]) - val_star)
+        test_regrets.append(float(test[row, epoch - 1]) - benchmark.l_star)
+        reached: dict = {}
+        for arch, epochs in zip(traj["arch"], traj["epochs"]):
+            r = int(search.index_of(arch))
+            reached[r] = max(reached.get(r, 0), int(epochs))
+        best_test = min((float(test[r, e]), r, e + 1) for r, top in reached.items() for e in range(top)
+                        if math.isfinite(test[r, e]))
+        missed += (best_test[1], best_test[2]) != (row, epoch)
+    if not val_regrets:
+        return None
+    return {"val_regret": float(np.mean(val_regrets)), "test_regret": float(np.mean(test_regrets)),
+            "not_best_by_test": missed / len(val_regrets), "trials": len(val_regrets)}
+
+
+def suite_report(suite, root) -> dict:
+    """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready."""
+    from pathlib import Path
+
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.results.files import load_results
+
+    root = Path(root)
+    per_task, missing_tasks, overtuned = {}, [], {}
+    for task in suite.tasks:
+        folder = root / task.name
+        if not (folder / task.benchmark).is_dir():
+            missing_tasks.append(task.name)
+            continue
+        runs = load_results(folder).runs.get(task.benchmark, {})
+        if not runs:
+            missing_tasks.append(task.name)
+            continue
+        benchmark = load_benchmark(task.benchmark)
+        per_task[task.name] = {label: normalised(records, benchmark) for label, records in runs.items()}
+        for label, records in runs.items():
+            found = overtuning(records, benchmark)
+            if found:
+                overtuned.setdefault(task.name, {})[label] = found
+        per_task[task.name]["__records__"] = runs
+    if not per_task:
+        raise UserError(f"no results of suite '{suite.name}' under {root} (expected {root}/<task>/, e.g. "
+                        f"{root / suite.tasks[0].name}); run `nasbench run --suite {suite.name} --out {root}` first")
+    labels = list(dict.fromkeys(label for runs in per_task.values() for label in runs if label != "__records__"))
+    algorithms = {}
+    for label in labels:
+        groups = [runs[label] for runs in per_task.values() if label in runs]
+        values = np.concatenate(groups)
+        algorithms[label] = {"tasks": len(groups), "trials": int(len(values)),
+                             "mean": float(values.mean()), "mean_ci95": stratified_interval(groups, np.mean),
+                             "iqm": iqm(values), "iqm_ci95": stratified_interval(groups, iqm)}
+    ranks = {label: [] for label in labels}
+    for runs in per_task.values():
+        present = [label for label in labels if label in runs]
+        means = np.array([runs[label].mean() for label in present])
+        from scipy.stats import rankdata
+
+        for label, rank in zip(present, rankdata(means)):
+            ranks[label].append(float(rank))
+    for label in labels:
+        algorithms[label]["mean_rank"] = float(np.mean(ranks[label]))
+        if "rs" in labels and label != "rs":
+            shared = [runs for runs in per_task.values() if label in runs and "rs" in runs]
+            algorithms[label]["p_improvement_over_rs"] = float(np.mean(
+                [probability_of_improvement(runs[label], runs["rs"]) for runs in shared])) if shared else None
+    every = [name for name, runs in per_task.items() if all(label in runs for label in labels)]
+    cd = None
+    if len(every) >= 2 and len(labels) >= 3:
+        from nasbench_cli.results.critical_difference import critical_difference
+
+        cd = critical_difference({name: {label: per_task[name]["__records__"][label] for label in labels}
+                                  for name in every})
+    notes = []
+    for reference in REFERENCES:
+        if reference not in labels:
+            notes.append(f"the reference '{reference}' is missing: run `nasbench run --suite {suite.name} --algo "
+                         f"{reference}` (every suite report compares against rs and top1e)")
+        else:
+            lacking = [n for n in per_task if reference not in per_task[n]]
+            if lacking:
+                notes.append(f"'{reference}' did not run on {len(lacking)} task(s) (" + ", ".join(lacking[:4]) +
+                             ("..." if len(lacking) > 4 else "") + ")" +
+                             (": top1e needs epochs, those tasks have none" if reference == "top1e" else ""))
+    if missing_tasks:
+        notes.append(f"{len(missing_tasks)} of the suite's {len(suite.tasks)} tasks have no results here: "
+                     + ", ".join(missing_tasks[:6]) + ("..." if len(missing_tasks) > 6 else ""))
+    return {"suite": suite.name, "version": suite.version, "tasks": list(per_task),
+            "normalisation": "single-objective: regret / (median architecture - best); multi-objective: "
+                             "HV regret / true HV", "algorithms": algorithms, "critical_difference": cd,
+            "cd_tasks": every, "overtuning": overtuned, "notes": notes}

@@ -1,0 +1,1 @@
+"""Suites: named, versioned lists of tasks (benchmark, objectives, constraints, budget, workers)."""

@@ -1,0 +1,192 @@
+"""What a suite is, the shipped suites, and user suites read from a TOML file.
+
+A task is one benchmark with its objectives, constraints, budget (in the benchmark's clock units; None:
+its default) and simulated workers; its `name` is where its results go (`OUT/<task>/<benchmark>/<label>/`).
+A suite is a name, a version and its tasks.
+
+The shipped `dev` and `test` suites partition every task nasbench has (`all_tasks`), by one rule
+written down here and in docs/results/suites.md:
+
+    dev holds every task on ptb, where the built-in defaults were tuned (lcbo's and mo-lcbo's on ptb,
+    seeds 1000+), and, of every other family with more than one member (cells: ptb, wt2; gpt-s/m/l;
+    nmt-*; lora-*), the member whose name has the smallest SHA-256 (a fixed draw nobody chose) -- unless
+    that family already has a member in dev; test holds every other task.
+
+So a default may be tuned on dev only, and a claim is made on test. `smoke` is a handful of test tasks
+at small budgets, sized for CI. Tasks: each benchmark single-objective at its default budget; with its
+loss and second objective where it has two or more (multi-objective); and the constrained variants in
+`CONSTRAINED`. A new benchmark lands in a suite by the rule, with no edit here.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchmarks.core.errors import UserError
+
+SUITE_VERSION = 1
+# constrained single-objective variants: (benchmark, constraint); budgets where the constraint leaves
+# several architectures (checked by a test: none is degenerate)
+CONSTRAINED = (("ptb", "params<=6e6"), ("nmt-ru-en", "decode_s<=300"), ("nmt-so-en", "decode_s<=400"),
+               ("nmt-sw-en", "decode_s<=500"), ("nmt-zh-en", "decode_s<=250"))
+
+
+@dataclass(frozen=True)
+class Task:
+    benchmark: str
+    objectives: tuple = ()
+    constraints: tuple = ()
+    budget: float | None = None        # in the benchmark's clock units; None: its default
+    workers: int = 1
+
+    @property
+    def name(self) -> str:
+        """'ptb', 'ptb+mo-logppl-params', 'nmt-so-en+decode_s<=400', ... (a folder name)."""
+        parts = [self.benchmark]
+        if self.objectives:
+            parts.append("mo-" + "-".join(self.objectives))
+        parts += [c.replace(" ", "") for c in self.constraints]
+        if self.budget is not None:
+            parts.append(f"budget-{self.budget:g}")
+        if self.workers != 1:
+            parts.append(f"{self.workers}w")
+        return "+".join(parts)
+
+    @property
+    def kind(self) -> str:
+        return "multi-objective" if self.objectives else ("constrained" if self.constraints else "single-objective")
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    version: int
+    description: str
+    tasks: tuple = field(default_factory=tuple)
+    rule: str = ""
+
+
+def family(benchmark: str) -> str:
+    """'cells' (ptb, wt2), 'gpt', 'nmt', 'lora', or the benchmark itself (bert)."""
+    if benchmark in ("ptb", "wt2"):
+        return "cells"
+    return benchmark.split("-")[0] if "-" in benchmark else benchmark
+
+
+def all_tasks() -> tuple:
+    """Every task nasbench has, in catalog order: single-objective, multi-objective, constrained."""
+    from benchmarks.core.catalog import BENCHMARKS
+
+    tasks = []
+    for name, spec in BENCHMARKS.items():
+        tasks.append(Task(name))
+        if len(spec.objectives) >= 2:
+            tasks.append(Task(name, objectives=tuple(spec.objectives[:2])))
+    tasks += [Task(name, constraints=(constraint,)) for name, constraint in CONSTRAINED if name in BENCHMARKS]
+    return tuple(tasks)
+
+
+def dev_benchmarks() -> set:
+    """The benchmarks whose tasks are in dev (the rule in the module docstring)."""
+    from benchmarks.core.catalog import BENCHMARKS
+
+    chosen = {"ptb"}
+    families: dict = {}
+    for name in BENCHMARKS:
+        families.setdefault(family(name), []).append(name)
+    for members in families.values():
+        if len(members) > 1 and not chosen & set(members):
+            chosen.add(min(members, key=lambda n: hashlib.sha256(n.encode()).hexdigest()))
+    return chosen
+
+
+RULE = ("dev: every task on ptb (where the built-in defaults were tuned) and, of every other family with more "
+        "than one member, the member whose name has the smallest SHA-256; test: every other task")
+
+
+def shipped() -> dict:
+    """{name: Suite} of the suites that come with nasbench."""
+    tasks = all_tasks()
+    dev = dev_benchmarks()
+    test_tasks = tuple(t for t in tasks if t.benchmark not in dev)
+    firsts: dict = {}
+    for t in test_tasks:           # smoke: each family's first single-objective test task, at a small budget
+        if not t.objectives and not t.constraints and family(t.benchmark) in SMOKE_BUDGETS:
+            firsts.setdefault(family(t.benchmark), Task(t.benchmark, budget=SMOKE_BUDGETS[family(t.benchmark)]))
+    smoke = tuple(firsts.values())
+    return {
+        "dev": Suite("dev", SUITE_VERSION, "tasks for tuning and developing algorithms", 
+                     tuple(t for t in tasks if t.benchmark in dev), RULE),
+        "test": Suite("test", SUITE_VERSION, "held-out tasks: where claims are made", test_tasks, RULE),
+        "smoke": Suite("smoke", SUITE_VERSION, "one test task per family at a small budget, sized for CI", smoke,
+                       "of each family, its first single-objective test task, at a small budget"),
+    }
+
+
+SMOKE_BUDGETS = {"cells": 20.0, "gpt": 20.0, "nmt": 20.0, "lora": 100.0}    # hours, evaluations, checkpoints
+
+
+def load_suite(text: str) -> Suite:
+    """A shipped suite by name, or a user's suite from a TOML file; UserError (one line) otherwise."""
+    suites = shipped()
+    if text in suites:
+        return suites[text]
+    path = Path(text)
+    if path.suffix == ".toml" or path.is_file():
+        return read_suite_file(path)
+    from benchmarks.core.names import did_you_mean
+
+    raise UserError(f"unknown suite '{text}'{did_you_mean(text, suites)}; shipped: {', '.join(suites)}, or a "
+                    "path to your own suite file (.toml)")
+
+
+def read_suite_file(path: Path) -> Suite:
+    """A suite file:
+
+        name = "mine"            # optional: the file's stem
+        version = 1              # optional
+        description = "..."      # optional
+        [[task]]
+        benchmark = "ptb"
+        objectives = ["logppl", "params"]   # optional
+        constraints = ["params<=6e6"]       # optional
+        budget = 300                        # optional, the benchmark's clock units
+        workers = 4                         # optional
+    """
+    import tomllib
+
+    from benchmarks.core.registry import get_spec
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"suite file not found: {path}") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UserError(f"{path}: not a TOML suite file ({exc})") from None
+    unknown = sorted(set(data) - {"name", "version", "description", "task"})
+    if unknown:
+        raise UserError(f"{path}: unknown key '{unknown[0]}' (keys: name, version, description, [[task]])")
+    raw = data.get("task")
+    if not isinstance(raw, list) or not raw:
+        raise UserError(f"{path}: a suite needs at least one [[task]] with a benchmark")
+    tasks = []
+    for k, entry in enumerate(raw, 1):
+        if not isinstance(entry, dict) or "benchmark" not in entry:
+            raise UserError(f"{path}: task {k} needs a benchmark")
+        bad = sorted(set(entry) - {"benchmark", "objectives", "constraints", "budget", "workers"})
+        if bad:
+            raise UserError(f"{path}: task {k}: unknown key '{bad[0]}' (benchmark, objectives, constraints, "
+                            "budget, workers)")
+        get_spec(str(entry["benchmark"]))
+        try:
+            task = Task(str(entry["benchmark"]), tuple(entry.get("objectives", ())), tuple(entry.get("constraints", ())),
+                        None if entry.get("budget") is None else float(entry["budget"]), int(entry.get("workers", 1)))
+        except (TypeError, ValueError) as exc:
+            raise UserError(f"{path}: task {k}: {exc}") from None
+        tasks.append(task)
+    names = [t.name for t in tasks]
+    if len(set(names)) != len(names):
+        raise UserError(f"{path}: a task is listed twice ({next(n for n in names if names.count(n) > 1)})")
+    return Suite(str(data.get("name", path.stem)), int(data.get("version", 1)), str(data.get("description", "")),
+                 tuple(tasks), "")

@@ -1,0 +1,98 @@
+"""Suites with held-out tasks (issue 47): the shipped dev/test split, user suite files, `run --suite`,
+and `report --suite`'s aggregation recomputed from the trial files."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from scipy.stats import trim_mean
+
+from benchmarks.core.catalog import BENCHMARKS
+from benchmarks.core.errors import UserError
+from benchmarks.core.registry import load_benchmark
+from nasbench_cli.suites.definition import all_tasks, dev_benchmarks, family, load_suite, shipped
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
+
+
+def test_dev_and_test_partition_every_task_by_the_written_rule():
+    suites = shipped()
+    dev, test = [t.name for t in suites["dev"].tasks], [t.name for t in suites["test"].tasks]
+    assert not set(dev) & set(test)
+    assert sorted(dev + test) == sorted(t.name for t in all_tasks())
+    assert {t.benchmark for t in all_tasks()} == set(BENCHMARKS)          # every benchmark has its tasks
+    chosen = dev_benchmarks()
+    assert "ptb" in chosen                                                # where the defaults were tuned
+    families: dict = {}
+    for name in BENCHMARKS:
+        families.setdefault(family(name), []).append(name)
+    for members in families.values():                                     # one member of each family in dev
+        assert len(set(members) & chosen) == (1 if len(members) > 1 else 0)
+    assert len({t.name for t in suites["test"].tasks if not t.objectives}) >= 12
+    assert {t.benchmark for t in suites["smoke"].tasks} <= {t.benchmark for t in suites["test"].tasks}
+
+
+def test_no_constrained_task_is_degenerate():
+    from nasbench_cli.harness.trial import check_problem
+
+    for task in all_tasks():
+        if task.constraints:
+            benchmark = load_benchmark(task.benchmark)
+            assert check_problem(benchmark, (), task.constraints) == [], task.name
+
+
+def test_a_user_suite_file_and_its_mistakes(tmp_path):
+    good = tmp_path / "mine.toml"
+    good.write_text('version = 2\n[[task]]\nbenchmark = "wt2"\nbudget = 30\n'
+                    '[[task]]\nbenchmark = "nmt-zh-en"\nobjectives = ["bleu", "decode_s"]\n')
+    suite = load_suite(str(good))
+    assert suite.name == "mine" and suite.version == 2
+    assert [t.name for t in suite.tasks] == ["wt2+budget-30", "nmt-zh-en+mo-bleu-decode_s"]
+    bad = tmp_path / "bad.toml"
+    for text, message in (('[[task]]\nbenchmark = "ptbb"\n', "unknown benchmark 'ptbb'"),
+                          ('[[task]]\nbenchmark = "ptb"\nbudgett = 3\n', "task 1: unknown key 'budgett'"),
+                          ('name = "x"\n', "at least one"), ("[[task]\n", "not a TOML suite file")):
+        bad.write_text(text)
+        with pytest.raises(UserError, match=message):
+            load_suite(str(bad))
+    done = cli("suite", "show", "tests")
+    assert done.returncode == 2 and "unknown suite 'tests' (did you mean 'test'?)" in done.stderr
+
+
+def test_run_and_report_a_suite(tmp_path):
+    out = tmp_path / "r"
+    done = cli("run", "--suite", "smoke", "--algo", "rs,top1e,re", "--trials", "3", "--out", out, "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert [t["task"] for t in result["tasks"]] == [t.name for t in shipped()["smoke"].tasks]
+    assert any("top1e skipped" in line and "gpt-s" in line for line in result["skipped"])   # no epochs there
+    refused = cli("run", "--suite", "smoke", "--algo", "rs", "--benchmark", "ptb", "--out", out)
+    assert refused.returncode == 2 and "leave out --benchmark" in refused.stderr
+    report = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)
+    # recompute rs's normalised regret on wt2 from its trial files
+    wt2 = load_benchmark("wt2")
+    best = np.where(np.isfinite(wt2.test_loss), wt2.test_loss, np.inf).min(axis=1)
+    best = best[np.isfinite(best)]
+    scale = np.median(best) - best.min()
+    values = {}
+    for task in shipped()["smoke"].tasks:
+        for path in sorted((out / task.name / task.benchmark / "rs").glob("trial-*.json")):
+            record = json.loads(path.read_text())
+            if task.benchmark == "wt2":
+                values.setdefault("wt2", []).append(record["final_regret"] / scale)
+    rs = report["algorithms"]["rs"]
+    assert rs["tasks"] == 4 and rs["trials"] == 12
+    assert report["algorithms"]["top1e"]["tasks"] == 2                      # wt2 and lora-fr-en have epochs
+    assert rs["iqm_ci95"][0] <= rs["iqm"] <= rs["iqm_ci95"][1] and rs["mean_ci95"][0] <= rs["mean"] <= rs["mean_ci95"][1]
+    assert "wt2+budget-20" in report["overtuning"]
+    assert any("'top1e' did not run on 2 task(s)" in note for note in report["notes"])
+    from nasbench_cli.results.suite_report import normalised
+
+    records = [json.loads(p.read_text()) for p in sorted((out / "wt2+budget-20" / "wt2" / "rs").glob("trial-*.json"))]
+    assert normalised(records, wt2) == pytest.approx(values["wt2"])
+    assert trim_mean(np.array([0.0, 1.0, 2.0, 3.0]), 0.25) == 1.5            # IQM: the middle half's mean
+    again = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)
+    assert again["algorithms"] == report["algorithms"]                     # the bootstrap is seeded
