@@ -41,7 +41,7 @@ def test_wt2_ships_no_features_and_unknown_kind_fails(wt2, ptb):
     with pytest.raises(UserError, match="another search space's encoding"):
         features(ptb, "bert-encoding")
     assert set(FEATURE_KINDS) == {"shipped-10d", "g2v-10d", "g2v-50d", "bert-encoding", "cell-encoding", "gpt-encoding",
-                                 "nmt-encoding"}
+                                 "nmt-encoding", "lora-encoding"}
 
 
 def test_g2v_cache_round_trip(ptb, monkeypatch):

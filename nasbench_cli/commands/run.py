@@ -5,12 +5,29 @@ from benchmarks.core.catalog import BENCHMARKS
 from nasbench_cli.commands.options import benchmarks_option, data_dir_option, echo_json, finite, json_option
 
 
-# option help made from the catalog, so that it names every benchmark
-OBJECTIVES_BY_BENCHMARK = "; ".join(f"{name}: {', '.join(spec.objectives)}" for name, spec in BENCHMARKS.items()
-                                    if spec.objectives)
-DEFAULT_BUDGETS = {clock: ", ".join(f"{name} {spec.default_budget:g}" for name, spec in BENCHMARKS.items()
-                                    if spec.clock in clocks) or "none"
-                   for clock, clocks in (("hours", ("hours",)), ("evaluations", ("evaluations", "checkpoints")))}
+# option help made from the catalog, so that it names every benchmark; a family whose members share a
+# value is named once (`nmt-*`), which also keeps click from wrapping a name at its hyphens
+def _grouped(value_of, names) -> list:
+    """[(label, value)]: benchmarks with the same value, a whole family as `family-*`, in catalog order."""
+    from benchmarks.core.catalog import FAMILIES
+
+    groups: dict = {}
+    for name in names:
+        groups.setdefault(value_of(name), []).append(name)
+    out = []
+    for value, members in groups.items():
+        for family, family_members in FAMILIES.items():
+            if set(family_members) <= set(members):
+                members = [m for m in members if m not in family_members] + [f"{family}-*"]
+        out.append((", ".join(members), value))
+    return out
+
+
+OBJECTIVES_BY_BENCHMARK = "; ".join(f"{label}: {value}" for label, value in _grouped(
+    lambda n: ", ".join(BENCHMARKS[n].objectives), [n for n, spec in BENCHMARKS.items() if len(spec.objectives) > 1]))
+DEFAULT_BUDGETS = {clock: ", ".join(f"{label} {value}" for label, value in _grouped(
+    lambda n: f"{BENCHMARKS[n].default_budget:g}", [n for n, spec in BENCHMARKS.items() if spec.clock in clocks]))
+    or "none" for clock, clocks in (("hours", ("hours",)), ("evaluations", ("evaluations", "checkpoints")))}
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
 
