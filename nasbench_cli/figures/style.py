@@ -51,9 +51,14 @@ _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
 _OTHER_DASHES = ("-.", (0, (5, 1.5, 1, 1.5)), (0, (3, 1, 1, 1, 1, 1)))
 
 BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2", "bert": "NAS-Bench-BERT, GLUE",
-                    "gpt-s": "HW-GPT-Bench, space s", "gpt-m": "HW-GPT-Bench, space m", "gpt-l": "HW-GPT-Bench, space l"}
+                    "gpt-s": "HW-GPT-Bench, space s", "gpt-m": "HW-GPT-Bench, space m", "gpt-l": "HW-GPT-Bench, space l",
+                    **{f"nmt-{p}": f"NMTHPO, {p}" for p in ("en-ja", "ja-en", "ru-en", "so-en", "sw-en", "zh-en")},
+                    "lora-fr-en": "NMTLC, LoRA fine-tuning fr-en", "lora-zh-en": "NMTLC, LoRA fine-tuning zh-en"}
 REGRET_MEANINGS = {"bert": "best GLUE of the 500 − GLUE (points)",   # default: test log-perplexity − L*
-                   **{f"gpt-{s}": "perplexity − the table's lowest" for s in "sml"}}   # the title names the data
+                   **{f"gpt-{s}": "perplexity − the table's lowest" for s in "sml"},   # the title names the data
+                   **{f"nmt-{p}": "the table's best dev BLEU − BLEU (points)"
+                      for p in ("en-ja", "ja-en", "ru-en", "so-en", "sw-en", "zh-en")},
+                   "lora-fr-en": "dev perplexity − the table's lowest", "lora-zh-en": "dev perplexity − the table's lowest"}
 
 
 def regret_meaning(benchmark: str, per_algo: dict | None = None) -> str:
@@ -64,7 +69,8 @@ def regret_meaning(benchmark: str, per_algo: dict | None = None) -> str:
         return f"hypervolume regret on {','.join(first['objectives'])}{within} (normalised)"
     meaning = REGRET_MEANINGS.get(benchmark, "test log-perplexity − L*")
     if first.get("constraints"):
-        meaning = meaning.replace("L*", "best feasible").replace("the 500", "the feasible")
+        meaning = meaning.replace("L*", "best feasible").replace("the 500", "the feasible").replace(
+            "the table's", "the feasible")
         meaning += f", within {' and '.join(first['constraints'])}"
     return meaning
 
