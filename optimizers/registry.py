@@ -275,6 +275,10 @@ def make_algorithm(name: str, overrides: dict | None = None, benchmark: str | No
         top = get_spec(kind_of_run).max_epochs     # R is the benchmark's top fidelity (50 on ptb and wt2)
         if top > 1 and settings.max_epochs != top:
             settings = dataclasses.replace(settings, max_epochs=top)
+    if kind_of_run is not None and hasattr(cls, "adapt_settings"):   # e.g. lcbo's epochs-only mode
+        from benchmarks.core.registry import get_spec
+
+        settings = cls.adapt_settings(settings, get_spec(kind_of_run))
     full = getattr(cls, "full_fidelity_setting", None)      # e.g. rs, re on a native space: the full fidelity
     if kind_of_run is not None and full and getattr(settings, full, None) is not None:
         from benchmarks.core.registry import get_spec

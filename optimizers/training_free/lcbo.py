@@ -60,9 +60,38 @@ def parse_numbers(text: str, kind, what: str) -> list:
     return values
 
 
+def epochs_only_rungs(max_epochs: int) -> str:
+    """lcbo's rungs 1/2/9/50 scaled to a table of `max_epochs` (1, 2, 9 * R / 50 rounded, R; duplicates
+    and rungs at or above R dropped), for its epochs-only mode."""
+    levels = [1, 2, max(1, round(9 * max_epochs / 50))]
+    return ",".join(str(e) for e in sorted({e for e in levels if e < max_epochs}) + [max_epochs])
+
+
 class LearningCurveBO(Algorithm):
     name = "lcbo"
-    needs = frozenset({"epochs", "proxies"})
+    needs = frozenset({"epochs"})       # + "proxies" while `metric` names a training-free score (the default)
+
+    @classmethod
+    def adapt_settings(cls, settings, spec):
+        """The epochs-only mode, chosen automatically on a benchmark without training-free scores (lora-*):
+        new architectures drawn at random (`metric` None), rungs 1/2/9/50 scaled to its top fidelity. The
+        changed settings are recorded in every result file; on ptb and wt2 nothing changes."""
+        from dataclasses import fields, replace
+
+        if "proxies" in spec.offers:
+            return settings
+        default = cls.Settings()
+        changes = {}
+        if settings.metric == default.metric:
+            changes["metric"] = None
+        if settings.rungs == default.rungs and spec.max_epochs != 50:
+            rungs = epochs_only_rungs(spec.max_epochs)
+            count = len(rungs.split(",")) - 1
+            changes["rungs"] = rungs
+            for name in ("keep", "early_keep", "early_cap"):     # one entry per rung but the last
+                values = getattr(settings, name).split(",")
+                changes[name] = ",".join((values + values[-1:] * count)[:count])
+        return replace(settings, **{k: v for k, v in changes.items() if k in {f.name for f in fields(settings)}})
     description = ("learning-curve-aware ASHA: rungs 1/2/9/50 epochs, looser quotas for the first promotions, "
                    "a rung's best always goes on, promotion by a bagged ridge curve model fit online, new cells the "
                    "best by hidden covariance of 16, reported every 4 epochs")
@@ -164,6 +193,7 @@ class LearningCurveBO(Algorithm):
         self._leg_target: dict[int, int] = {}     # row -> epochs its promotion trains to, while in legs
         self._legs_next: list = []                 # rows whose next leg goes out at the next ask
         self._told = 0
+        self._train_seen = False   # a finite training loss was observed (none on a table that records none)
         self.fits: list = []        # (rung, rows, input matrix, targets, jobs told before) of every fit (tests)
         self.decisions: list = []   # (row, rung, promoted?) of every job handed out
 
@@ -220,6 +250,7 @@ class LearningCurveBO(Algorithm):
         val, train = self._val.setdefault(row, []), self._train.setdefault(row, [])
         val.extend(float(v) for v in observation.val_loss)
         train.extend(float(v) for v in observation.train_loss)
+        self._train_seen = self._train_seen or any(math.isfinite(v) for v in observation.train_loss)
         target = self._leg_target.get(row)
         if target is not None:
             if observation.status == "OK" and observation.epochs == job.epochs < target:
@@ -228,7 +259,8 @@ class LearningCurveBO(Algorithm):
             del self._leg_target[row]
         k = self._level_of[row]
         finite = (observation.status == "OK" and observation.epochs == self._levels[k]
-                  and len(val) == self._levels[k] and math.isfinite(val[-1]) and math.isfinite(train[-1]))
+                  and len(val) == self._levels[k] and math.isfinite(val[-1])
+                  and (math.isfinite(train[-1]) or not self._train_seen))   # a table without training losses (lora)
         self._members[k].append(row)
         self._finite[k].append(finite)
         key = math.inf
@@ -307,7 +339,8 @@ class LearningCurveBO(Algorithm):
         block = np.empty((len(rows), 3))
         for i, row in enumerate(rows):
             val, train = self._val[row], self._train[row]
-            block[i] = (val[e - 1], val[e - 1] - val[e - 2] if e >= 2 else 0.0, train[e - 1])
+            trained = train[e - 1] if math.isfinite(train[e - 1]) else val[e - 1]   # no training loss recorded (lora)
+            block[i] = (val[e - 1], val[e - 1] - val[e - 2] if e >= 2 else 0.0, trained)
         if self._static is not None:
             block = np.hstack([block, self._static[rows]])
         return block
