@@ -52,6 +52,8 @@ def test_hyperband_and_asha_take_their_top_rung_from_the_table():
     assert make_algorithm("re", None, "lora-zh-en").settings.epochs == 28
     assert make_algorithm("re", None, "bert").settings.epochs == 1
     assert make_algorithm("hb", {"max_epochs": "9"}, "lora-zh-en").settings.max_epochs == 9   # --set wins
+    ptb, lora = make_algorithm("lcbo", None, "ptb").settings, make_algorithm("lcbo", None, "lora-fr-en").settings
+    assert (ptb.metric, ptb.rungs) == ("hidden_covariance_l1", "1,2,9,50") and (lora.metric, lora.rungs) == (None, "1,2,13,74")
 
 
 def test_the_multi_fidelity_set_runs_and_a_fixed_epoch_count_is_refused(tmp_path):
@@ -69,8 +71,13 @@ def test_the_multi_fidelity_set_runs_and_a_fixed_epoch_count_is_refused(tmp_path
                 record = json.loads(path.read_text())
                 epochs, from_epoch = record["trajectory"]["epochs"], record["jobs"]["from_epoch"]
                 assert sum(e - f for e, f in zip(epochs, from_epoch)) <= 120     # one clock unit per checkpoint
-    lcbo = cli("run", "--benchmark", "lora-fr-en", "--algo", "lcbo", "--out", out)
-    assert lcbo.returncode == 2 and "lcbo cannot run on lora-fr-en: it needs proxies" in lcbo.stderr
+    lcbo = cli("run", "--benchmark", "lora-zh-en", "--algo", "lcbo", "--trials", "2", "--out", out)
+    assert lcbo.returncode == 0, lcbo.stderr            # its epochs-only mode, chosen and recorded
+    settings = json.loads((out / "lora-zh-en" / "lcbo" / "trial-0.json").read_text())["settings"]
+    assert settings["metric"] is None and settings["rungs"] == "1,2,5,28"
+    scored = cli("run", "--benchmark", "lora-fr-en", "--algo", "lcbo", "--set", "lcbo.metric=hidden_covariance_l1",
+                 "--out", out)
+    assert scored.returncode == 2 and "lcbo cannot run on lora-fr-en: it needs proxies" in scored.stderr
 
 
 def test_data_info_characterises_the_curves():
