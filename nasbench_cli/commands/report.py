@@ -15,11 +15,16 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @click.option("--wide", is_flag=True, help="Every column on the terminal (about 135 characters; default fits 100).")
+@click.option("--indicator", type=click.Choice(["hv", "hv-range", "igd+"]), default="hv", show_default=True,
+              help="Multi-objective runs: what the table compares. hv: HV regret normalised to the true front "
+                   "(recorded); hv-range: HV regret over the table's whole range, reference at its worst values "
+                   "(informative from the first architecture); igd+: IGD+ in that space. The caption names it.")
 @json_option
 @click.option("--at", "at_text", default=None, metavar="TIMES",
               help="Also report at these points of the benchmark's clock, e.g. 10h,100h (gpt-*: evaluations, "
                    "e.g. 25,50): the results as they stood then.")
-def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, at_text=None, suite_text=None):
+def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator, as_json, at_text=None,
+           suite_text=None):
     """Compare algorithms by final regret, per benchmark, from the trial files of `nasbench run`.
 
     Columns: trials; mean final regret (test log-perplexity - L*) with a 95% t-interval; median;
@@ -40,6 +45,13 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, as_json, 
         return _suite_report(results_dirs, suite_text, as_json)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
+    if indicator != "hv":
+        from nasbench_cli.results.indicators import with_indicator
+
+        if at_text:
+            raise UserError(f"--at reads the recorded HV regret curve; --indicator {indicator} is computed from the "
+                            "final fronts only")
+        results = with_indicator(results, indicator)
     from nasbench_cli.results.truncate import parse_hours, results_at
 
     hours = parse_hours(at_text) if at_text else []

@@ -60,6 +60,9 @@ def algo_row(records) -> dict:
     reach = {}
     unit = aggregate.clock_unit_s(records[0]["benchmark"])
     for threshold in aggregate.reach_thresholds(records[0]):
+        if records[0].get("indicator"):        # another indicator than the recorded curve's: final values only
+            reach[f"{threshold:g}"] = {"mean_hours": math.nan, "share": math.nan}
+            continue
         times = [aggregate.time_to_reach_s(r, threshold) for r in records]
         hit = [t / unit for t in times if t is not None]
         reach[f"{threshold:g}"] = {"mean_hours": float(np.mean(hit)) if hit else math.nan,
@@ -119,6 +122,7 @@ def benchmark_report(per_algo: dict) -> dict:
     return {"best": best, "l_star": first["l_star"], "benchmark_best_arch": first["benchmark_best_arch"],
             "objectives": first.get("objectives"), "constraints": first.get("constraints"),
             "hv_space": first.get("hv_space"), "clock": aggregate.clock_label(first["benchmark"]),
+            "indicator": first.get("indicator") or ("hv" if first.get("objectives") else None),
             "regret_unit": aggregate.regret_unit(first),
             "reach_thresholds": list(aggregate.reach_thresholds(first)), "algorithms": rows}
 
@@ -156,7 +160,8 @@ def table_rows(bench: dict) -> list[list[str]]:
     for algo, row in bench["algorithms"].items():
         trials = str(row["trials"]) + (f" ({row['no_incumbent']} none)" if row["no_incumbent"] else "")
         interval = "–" if row["ci95_low"] is None else f"{row['ci95_low']:.4f}–{row['ci95_high']:.4f}"
-        reach = [f"{_num(r['mean_hours'], 1)} ({r['share']:.0%})" for r in row["reach"].values()]
+        reach = ["–" if r["share"] is None else f"{_num(r['mean_hours'], 1)} ({r['share']:.0%})"
+                 for r in row["reach"].values()]
         p = "best" if algo == bench["best"] else \
             (f"{row['p_vs_best_holm']:.2g}" if row["p_vs_best_holm"] is not None else "–")
         isolated = row.get("isolated_trials", 0)
@@ -173,8 +178,13 @@ def caption(name: str, bench: dict) -> str:
     if bench.get("objectives"):
         hv = bench["hv_space"]
         within = f" within {' and '.join(bench['constraints'])}" if bench.get("constraints") else ""
+        if bench.get("indicator") not in (None, "hv"):
+            what = {"hv-range": "hypervolume regret over the table's whole range (reference at its worst values)",
+                    "igd+": "IGD+ over the table's whole range"}[bench["indicator"]]
+            return (f"{name}: final {what} on {','.join(bench['objectives'])}{within} (true front: "
+                    f"{hv['true_front_size']} architectures; indicator {bench['indicator']}) after {budget}")
         return (f"{name}: final hypervolume regret on {','.join(bench['objectives'])}{within} (normalised; true "
-                f"front: {hv['true_front_size']} architectures, HV {hv['true_hv']:.4f}) after {budget}")
+                f"front: {hv['true_front_size']} architectures, HV {hv['true_hv']:.4f}; indicator hv) after {budget}")
     if bench.get("constraints"):
         unit = {"bert": "GLUE points"}.get(name, "dev BLEU points" if name.startswith("nmt-") else
                                            "dev perplexity" if name.startswith("lora-") else "test log-perplexity")
