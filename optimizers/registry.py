@@ -42,6 +42,9 @@ ALGORITHMS = {
                ("optimizers.libraries.optuna_search:OptunaTPE", "optimizers.libraries.optuna_search:SpaceOptuna")),
     "dehb": ("DEHB (differential evolution + Hyperband) over epochs, 10-d graph2vec box (extra: libs)", ("optimizers.libraries.dehb_search:DEHBSearch",)),
     "smac-mf": ("SMAC3 multi-fidelity facade (Hyperband, BOHB-like) over epochs, 10-d graph2vec box", ("optimizers.libraries.smac_multifidelity:SMACMultiFidelity",)),
+    "dpl": ("DPL (Kadra et al. 2023): an ensemble of networks predicting power-law learning curves, freeze-thaw by "
+            "expected improvement at the full budget, one epoch a step (extra: proxies, for torch)",
+            ("optimizers.learning_curve.dpl:DeepPowerLaw",)),
     "top1e": ("one-epoch top-K: 27 random architectures trained 1 epoch, the best 3 continued to the full fidelity, "
               "repeated (Egele et al. 2023)", ("optimizers.baselines.one_epoch:OneEpochTopK",)),
     "rs": ("random search at the benchmark's full fidelity: 50 epochs on cells, the one evaluation on bert",

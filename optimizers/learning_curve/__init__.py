@@ -1,0 +1,9 @@
+"""Learning-curve methods: DPL (deep power laws, Kadra et al. 2023), freeze-thaw one step at a time.
+
+Its classes load on first use (the registry imports a module only for the algorithm that runs).
+"""
+from optimizers.families import lazy_face
+
+__all__, __getattr__ = lazy_face(__name__, {   # module -> its public classes
+    "dpl": ("DeepPowerLaw",),
+})

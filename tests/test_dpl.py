@@ -1,0 +1,53 @@
+"""DPL (issue 48): its power-law ensemble extrapolates held-out curves better than their last observed
+value, and the algorithm runs as a freeze-thaw search on the real tables, the same seed the same result."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from benchmarks.core.features import features  # noqa: E402
+from optimizers.base import SearchInputs  # noqa: E402
+from optimizers.registry import make_algorithm  # noqa: E402
+
+
+def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value(wt2):
+    """Fit on 150 complete WikiText-2 curves plus the first 10 epochs of 100 held-out cells; predict the
+    held-out cells' validation loss at epoch 50."""
+    from benchmarks.core.table import ArchitectureTable  # noqa: F401  (the searcher's view type)
+    from nasbench_cli.harness.simulator import searcher_view
+
+    search = wt2.search
+    complete = np.flatnonzero(np.isfinite(search.val_loss).all(axis=1))
+    rng = np.random.default_rng(0)
+    rng.shuffle(complete)
+    train, held = complete[:150], complete[150:250]
+    algorithm = make_algorithm("dpl", {"ensemble": "2"}, "wt2")       # two networks: the test's CPU halved
+    algorithm.start(SearchInputs(searcher_view(search), np.random.default_rng(1), 1, features(wt2, "cell-encoding")))
+    algorithm._data = [(int(r), e + 1, float(search.val_loss[r, e])) for r in train for e in range(50)] + \
+                      [(int(r), e + 1, float(search.val_loss[r, e])) for r in held for e in range(10)]
+    algorithm._fit()
+    predicted, _ = algorithm.predict_final(held)
+    truth = search.val_loss[held, 49]
+    model_error = np.abs(predicted - truth).mean()
+    last_value_error = np.abs(search.val_loss[held, 9] - truth).mean()
+    assert model_error < last_value_error, (model_error, last_value_error)
+
+
+def test_dpl_runs_as_freeze_thaw_and_repeats_itself(tmp_path):
+    out = tmp_path / "r"
+    command = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "lora-zh-en", "--algo", "dpl",
+               "--trials", "1", "--budget-evals", "30", "--json"]
+    first = subprocess.run(command + ["--out", str(out)], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run(command + ["--out", str(tmp_path / "again")], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    a = json.loads((out / "lora-zh-en" / "dpl" / "trial-0.json").read_text())
+    b = json.loads((tmp_path / "again" / "lora-zh-en" / "dpl" / "trial-0.json").read_text())
+    assert a["trajectory"] == b["trajectory"]
+    steps = [e - f for e, f in zip(a["trajectory"]["epochs"], a["jobs"]["from_epoch"])]
+    assert set(steps) <= {0, 1} and steps.count(1) > len(steps) / 2   # a step is one checkpoint (0: past a curve's end)
+    assert len(set(a["trajectory"]["arch"])) < len(steps)   # some architectures were thawed again
