@@ -24,7 +24,8 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
 @click.option("--suite", "suite_text", default=None, metavar="NAME|FILE.toml",
               help="A suite's aggregate figures instead (RESULTS_DIR: the --out of `run --suite`): "
                    "<suite>-iqm (IQM and mean of normalised regret with 95% stratified-bootstrap intervals) and "
-                   "<suite>-critical-difference (over the tasks every algorithm ran).")
+                   "<suite>-critical-difference (over the tasks every algorithm ran) and, when some algorithms skip tasks, "
+                   "<suite>-critical-difference-all-tasks (the algorithms that ran every task, over all tasks).")
 @json_option
 def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, band_kind, title, width_in, as_json,
          suite_text=None):
@@ -152,10 +153,12 @@ def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json):
         fig = aggregate_figure(data, options)
         written += save_figure(fig, out / f"{suite.name}-iqm", formats)
         plt.close(fig)
-        if data["critical_difference"]:
-            fig = cd_figure(data["critical_difference"], options)
-            written += save_figure(fig, out / f"{suite.name}-critical-difference", formats)
-            plt.close(fig)
+        for key, stem in (("critical_difference", f"{suite.name}-critical-difference"),
+                          ("critical_difference_all_tasks", f"{suite.name}-critical-difference-all-tasks")):
+            if data[key]:
+                fig = cd_figure(data[key], options)
+                written += save_figure(fig, out / stem, formats)
+                plt.close(fig)
     if as_json:
         echo_json({"files": [str(p) for p in written]})
     else:

@@ -94,12 +94,13 @@ def _suite_report(results_dirs, suite_text, as_json):
                    f"{row['iqm_ci95'][0]:7.3f}-{row['iqm_ci95'][1]:<7.3f}  {row['mean']:6.3f} "
                    f"{row['mean_ci95'][0]:7.3f}-{row['mean_ci95'][1]:<7.3f}  {row['mean_rank']:9.2f}  "
                    + ("      -" if p is None else f"{p:7.2f}"))
-    cd = data["critical_difference"]
-    if cd:
-        ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
-        click.echo(f"critical difference over the {len(data['cd_tasks'])} tasks every algorithm ran ({cd['blocks']} "
-                   f"blocks): Friedman p = {cd['friedman_p']:.3g}, CD = {cd['cd']:.2f}; mean ranks "
-                   + ", ".join(f"{label} {rank:.2f}" for label, rank in ranked))
+    for cd, what in ((data["critical_difference"], f"the {len(data['cd_tasks'])} tasks every algorithm ran"),
+                     (data["critical_difference_all_tasks"], "all tasks, the algorithms that ran each")):
+        if cd:
+            ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
+            click.echo(f"critical difference over {what} ({cd['blocks']} blocks): Friedman p = "
+                       f"{cd['friedman_p']:.3g}, CD = {cd['cd']:.2f}; mean ranks "
+                       + ", ".join(f"{label} {rank:.2f}" for label, rank in ranked))
     for task, rows in data["overtuning"].items():
         click.echo(f"overtuning on {task}: " + "; ".join(
             f"{label} validation regret {r['val_regret']:.4f} vs test {r['test_regret']:.4f}, best-by-validation not "

@@ -14,8 +14,9 @@ mean of the middle 50% of all its (task, trial) values), each with a 95% stratif
 2,000 resamples drawing trials with replacement within each task (rliable's `StratifiedBootstrap`
 definition, Agarwal et al. 2021), percentile interval, seed 0. The mean rank over tasks (ranked by mean
 normalised regret within a task, among the algorithms that ran it), the probability of improvement over
-`rs` (Mann-Whitney's P(X < Y) + P(X = Y)/2 per task, averaged over tasks), and the critical-difference
-diagram over the tasks every algorithm ran (`nasbench_cli.results.critical_difference`).
+`rs` (Mann-Whitney's P(X < Y) + P(X = Y)/2 per task, averaged over tasks), and two critical-difference
+diagrams (`nasbench_cli.results.critical_difference`): every algorithm over the tasks all of them ran, and
+the algorithms that ran every task over all the suite's tasks.
 
 **Overtuning** (tasks with separate validation and test, ptb and wt2): per algorithm, the mean validation
 regret of the final incumbent beside its test regret, and the share of trials whose best-by-validation
@@ -165,13 +166,18 @@ def suite_report(suite, root) -> dict:
             shared = [runs for runs in per_task.values() if label in runs and "rs" in runs]
             algorithms[label]["p_improvement_over_rs"] = float(np.mean(
                 [probability_of_improvement(runs[label], runs["rs"]) for runs in shared])) if shared else None
-    every = [name for name, runs in per_task.items() if all(label in runs for label in labels)]
-    cd = None
-    if len(every) >= 2 and len(labels) >= 3:
-        from nasbench_cli.results.critical_difference import critical_difference
+    from nasbench_cli.results.critical_difference import critical_difference
 
+    every = [name for name, runs in per_task.items() if all(label in runs for label in labels)]
+    cd = None            # every algorithm, over the tasks all of them ran
+    if len(every) >= 2 and len(labels) >= 3:
         cd = critical_difference({name: {label: per_task[name]["__records__"][label] for label in labels}
                                   for name in every})
+    common = [label for label in labels if all(label in runs for runs in per_task.values())]
+    cd_all = None        # the algorithms that ran every task, over all the suite's tasks
+    if len(per_task) >= 2 and len(common) >= 3 and len(common) < len(labels):
+        cd_all = critical_difference({name: {label: runs["__records__"][label] for label in common}
+                                      for name, runs in per_task.items()})
     notes = []
     for reference in REFERENCES:
         if reference not in labels:
@@ -189,4 +195,4 @@ def suite_report(suite, root) -> dict:
     return {"suite": suite.name, "version": suite.version, "tasks": list(per_task),
             "normalisation": "single-objective: regret / (median architecture - best); multi-objective: "
                              "HV regret / true HV", "algorithms": algorithms, "critical_difference": cd,
-            "cd_tasks": every, "overtuning": overtuned, "notes": notes}
+            "cd_tasks": every, "critical_difference_all_tasks": cd_all, "overtuning": overtuned, "notes": notes}
