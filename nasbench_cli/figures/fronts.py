@@ -77,7 +77,8 @@ def front_figure(benchmark_name: str, per_algo: dict, options=DEFAULT_OPTIONS):
         ax.set_xscale("log")
     x_obj, y_obj = objective_for(objectives[other_col], benchmark_name), objective_for(objectives[loss_col], benchmark_name)
     ax.set_xlabel(f"{x_obj.name} ({x_obj.unit}{', log scale' if ax.get_xscale() == 'log' else ''})")
-    ax.set_ylabel(f"test {y_obj.name} ({y_obj.unit}, {'higher' if y_obj.maximise else 'lower'} is better)")
+    side = "dev" if benchmark_name.startswith(("nmt-", "lora-")) else "test"     # only dev numbers published there
+    ax.set_ylabel(f"{side} {y_obj.name} ({y_obj.unit}, {'higher' if y_obj.maximise else 'lower'} is better)")
     projection = " (projection of three objectives)" if len(objectives) == 3 else ""
     from nasbench_cli.results.aggregate import clock_label, clock_unit_s
 
