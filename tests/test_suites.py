@@ -96,3 +96,14 @@ def test_run_and_report_a_suite(tmp_path):
     assert trim_mean(np.array([0.0, 1.0, 2.0, 3.0]), 0.25) == 1.5            # IQM: the middle half's mean
     again = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)
     assert again["algorithms"] == report["algorithms"]                     # the bootstrap is seeded
+    # the CI gate, task by task: a baseline per task; a task's results gone fails the gate
+    baselines = tmp_path / "baselines"
+    assert cli("check", "--suite", "smoke", out, "--write-baseline", baselines).returncode == 0
+    assert sorted(p.stem for p in baselines.glob("*.json")) == sorted(t.name for t in shipped()["smoke"].tasks)
+    passed = cli("check", "--suite", "smoke", out, "--baseline", baselines, "--allow-underpowered")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    import shutil
+
+    shutil.rmtree(out / "wt2+budget-20")
+    failed = cli("check", "--suite", "smoke", out, "--baseline", baselines, "--allow-underpowered")
+    assert failed.returncode == 1 and "wt2+budget-20: a baseline but no results" in failed.stdout
