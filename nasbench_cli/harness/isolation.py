@@ -5,7 +5,9 @@ An isolated algorithm runs in a child interpreter (started fresh, not forked, so
 that is handed what `start` receives (the searcher's `ArchitectureTable`, features, scores, the seeded
 generator) and, per job, the observation of that job; nothing else of the benchmark ever reaches it.
 The child's environment has no `NASBENCH_*` variables. What isolation does not stop: code that reads the
-data files from disk itself (run untrusted plugins as a user who cannot read them).
+data files from disk itself. For that, `NASBENCH_ISOLATE_WRAPPER` starts the child under a command, e.g.
+`setpriv --reuid=nobody --regid=nogroup --clear-groups` (util-linux; needs root) or `sudo -u untrusted`,
+so that it runs as a user who cannot read the data or this process at all.
 
 Messages are pickled over the child's stdin/stdout (so this works inside Dask's daemonic workers, which
 may not use multiprocessing). Trajectories are identical with and without isolation: the child gets
@@ -42,6 +44,18 @@ def not_dumpable() -> bool:
         return False
 
 
+WRAPPER_VARIABLE = "NASBENCH_ISOLATE_WRAPPER"
+
+
+def wrapper() -> list:
+    """The command the isolated child is started under, from NASBENCH_ISOLATE_WRAPPER (shell words), e.g.
+    `setpriv --reuid=nobody --regid=nogroup --clear-groups` to run it as another user, who can read neither
+    this process nor files the user running nasbench keeps private; empty: the child runs as this user."""
+    import shlex
+
+    return shlex.split(os.environ.get(WRAPPER_VARIABLE, ""))
+
+
 class IsolatedFailure(Exception):
     """The isolated algorithm raised (or its process ended): one line, already naming where."""
 
@@ -62,8 +76,11 @@ class IsolatedAlgorithm(Algorithm):
     def start(self, inputs) -> None:
         not_dumpable()                     # before the child exists: it must not read this process
         env = {k: v for k, v in os.environ.items() if not k.startswith("NASBENCH_")}
-        self._child = subprocess.Popen([sys.executable, "-m", "nasbench_cli.harness.isolation"],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        command = wrapper() + [sys.executable, "-m", "nasbench_cli.harness.isolation"]
+        try:
+            self._child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        except OSError as exc:
+            raise UserError(f"--isolate could not start {command[0]!r} ({WRAPPER_VARIABLE}): {exc.strerror}") from None
         self._call("build", self._request)
         self._call("start", inputs)
 
