@@ -15,8 +15,9 @@ from optimizers.registry import make_algorithm  # noqa: E402
 
 
 def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value(wt2):
-    """Fit on 150 complete WikiText-2 curves plus the first 10 epochs of 100 held-out cells; predict the
-    held-out cells' validation loss at epoch 50."""
+    """Fit on 100 complete WikiText-2 curves plus the first 10 epochs of 60 held-out cells; predict the
+    held-out cells' validation loss at epoch 50 (measured: mean error 0.10 against 0.23 for the value at
+    epoch 10)."""
     from benchmarks.core.table import ArchitectureTable  # noqa: F401  (the searcher's view type)
     from nasbench_cli.harness.simulator import searcher_view
 
@@ -24,7 +25,7 @@ def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value
     complete = np.flatnonzero(np.isfinite(search.val_loss).all(axis=1))
     rng = np.random.default_rng(0)
     rng.shuffle(complete)
-    train, held = complete[:150], complete[150:250]
+    train, held = complete[:100], complete[100:160]
     algorithm = make_algorithm("dpl", {"ensemble": "2"}, "wt2")       # two networks: the test's CPU halved
     algorithm.start(SearchInputs(searcher_view(search), np.random.default_rng(1), 1, features(wt2, "cell-encoding")))
     algorithm._data = [(int(r), e + 1, float(search.val_loss[r, e])) for r in train for e in range(50)] + \
@@ -40,13 +41,13 @@ def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value
 def test_dpl_runs_as_freeze_thaw_and_repeats_itself(tmp_path):
     out = tmp_path / "r"
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "lora-zh-en", "--algo", "dpl",
-               "--trials", "1", "--budget-evals", "30", "--json"]
+               "--trials", "1", "--budget-evals", "24", "--set", "dpl.ensemble=2", "--json"]
     first = subprocess.run(command + ["--out", str(out)], capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
     again = subprocess.run(command + ["--out", str(tmp_path / "again")], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
-    a = json.loads((out / "lora-zh-en" / "dpl" / "trial-0.json").read_text())
-    b = json.loads((tmp_path / "again" / "lora-zh-en" / "dpl" / "trial-0.json").read_text())
+    a = json.loads(next(out.rglob("trial-0.json")).read_text())
+    b = json.loads(next((tmp_path / "again").rglob("trial-0.json")).read_text())
     assert a["trajectory"] == b["trajectory"]
     steps = [e - f for e, f in zip(a["trajectory"]["epochs"], a["jobs"]["from_epoch"])]
     assert set(steps) <= {0, 1} and steps.count(1) > len(steps) / 2   # a step is one checkpoint (0: past a curve's end)

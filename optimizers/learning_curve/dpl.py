@@ -94,6 +94,7 @@ class DeepPowerLaw(Algorithm):
         import torch
 
         s = self.settings
+        torch.set_num_threads(1)            # the same arithmetic whatever the machine's core count
         rows = torch.tensor([r for r, _, _ in self._data])
         t = torch.tensor([e / s.max_epochs for _, e, _ in self._data], dtype=torch.float32)
         y = np.array([v for _, _, v in self._data])
@@ -137,7 +138,6 @@ class DeepPowerLaw(Algorithm):
             self._running.add(row)
             return Job(row, min(s.step_epochs, int(self._top[row])) or 1)
         if self._nets is None or len(self._data) - self._fitted_at >= s.refit_every:
-            torch.set_num_threads(1)            # the same arithmetic whatever the machine's core count
             self._fit()
         candidates = np.flatnonzero(~self._done & (self._trained < self._top))
         candidates = candidates[[r not in self._running for r in candidates]] if self._running else candidates
