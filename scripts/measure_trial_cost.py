@@ -52,7 +52,7 @@ def measure(benchmark: str, algo: str, multi_objective: bool) -> dict | None:
             raise SystemExit(f"{benchmark} {algo}: exit {done.returncode}: {done.stderr.strip()[-500:]}")
         result = json.loads(done.stdout)
     (summary,) = result["algorithms"].values()
-    budget = result.get("budget_hours", result.get("budget_evaluations"))
+    (budget,) = [value for key, value in result.items() if key.startswith("budget_")]   # hours, evaluations, checkpoints
     return {"compute_s": round(summary["compute_s_per_trial"], 2), "budget": budget, "workers": 1}
 
 

@@ -32,6 +32,8 @@ def test_the_estimate_scales_the_measured_cost_to_budget_and_workers(tmp_path):
     line = estimate_line(total, costs, len(todo), 2)
     assert line.startswith("estimate: about 4 min of CPU for 9 trials, ~2 min on 2 processes")
     assert "hb@4w ~80 s" in line and worth_saying(total) and not worth_saying(59.0)
+    broken = {"costs": {"ptb": {"rs": {"compute_s": 2.0, "budget": None}, "hb": {"budget": 1000.0}}}}
+    assert estimate(run, todo, done, broken) == (0.0, [])       # a malformed entry gives no estimate, no crash
 
 
 def test_trials_already_in_the_folder_are_the_better_measure(tmp_path, data_dir):

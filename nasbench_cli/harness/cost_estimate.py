@@ -44,10 +44,14 @@ def _shipped(run, algo: str, table: dict) -> TrialCost | None:
 
     costs = table.get("costs", {}).get(run.benchmark, {})
     entry = costs.get(algo) or costs.get(algorithm_name(algo))
-    if entry is None:
+    try:
+        scale = (run.budget / float(entry["budget"])) * (run.workers / float(entry.get("workers") or 1))
+        seconds = float(entry["compute_s"]) * scale
+    except (TypeError, ValueError, KeyError, ZeroDivisionError):
+        return None                  # no entry, or a malformed one (a hand-made table): no estimate from it
+    if not math.isfinite(seconds):
         return None
-    scale = (run.budget / entry["budget"]) * (run.workers / entry.get("workers", 1))
-    return TrialCost(run.label_of(algo), entry["compute_s"] * scale, f"measured on {table.get('machine', 'a CPU')}")
+    return TrialCost(run.label_of(algo), seconds, f"measured on {table.get('machine', 'a CPU')}")
 
 
 def _from_folder(run, algo: str, done: list[Path]) -> TrialCost | None:
