@@ -38,11 +38,14 @@ def cpu_name() -> str:
     return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
-def measure(benchmark: str, algo: str, multi_objective: bool) -> dict | None:
+def measure(benchmark: str, algo: str, multi_objective: bool, budget: float | None = None) -> dict | None:
     """{"compute_s", "budget", "workers"} of one trial, or None where the benchmark refuses the algorithm."""
     with tempfile.TemporaryDirectory() as out:
         command = [sys.executable, "-m", "nasbench_cli.main", "run", "--algo", algo, "--benchmark", benchmark,
                    "--trials", "1", "--jobs", "1", "--json", "--out", out]
+        if budget is not None:
+            counts = BENCHMARKS[benchmark].clock != "hours"
+            command += ["--budget-evals" if counts else "--budget-hours", f"{int(budget) if counts else budget:g}"]
         if multi_objective:
             command += ["--objectives", ",".join(BENCHMARKS[benchmark].objectives[:2])]
         done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
@@ -61,20 +64,27 @@ def main() -> None:
     parser.add_argument("--benchmarks", default=",".join(BENCHMARKS), help="comma list (default: every benchmark)")
     parser.add_argument("--algos", default=None, help="comma list (default: every built-in algorithm)")
     parser.add_argument("--out", type=Path, default=MEASURED, help=f"table to write (default {MEASURED.relative_to(ROOT)})")
+    parser.add_argument("--budget", type=float, default=None,
+                        help="measure at this budget (the benchmark's clock units) instead of the default, for an "
+                             "algorithm too slow to measure there; the table records it and `run` scales linearly")
     args = parser.parse_args()
     algos = args.algos.split(",") if args.algos else list(ALGORITHMS)
     previous = json.loads(args.out.read_text()) if args.out.is_file() else {}
     costs = previous.get("costs", {})
     for benchmark in args.benchmarks.split(","):
         for algo in algos:
-            entry = measure(benchmark, algo, algo in MULTI_OBJECTIVE)
+            entry = measure(benchmark, algo, algo in MULTI_OBJECTIVE, args.budget)
             if entry is not None:
                 costs.setdefault(benchmark, {})[algo] = entry
                 print(f"{benchmark:6} {algo:10} {entry['compute_s']:8.2f} CPU s per trial", flush=True)
+                write(args.out, costs)            # after each one: an interrupted run keeps what it measured
+
+
+def write(path: Path, costs: dict) -> None:
     table = {"machine": cpu_name(), "measured": datetime.date.today().isoformat(),
-             "how": "python scripts/measure_trial_cost.py: one trial at the default budget, 1 worker, --jobs 1",
-             "costs": costs}
-    write_json_atomic(args.out, table)
+             "how": "python scripts/measure_trial_cost.py: one trial at the default budget (unless the entry's "
+                    "budget says otherwise), 1 worker, --jobs 1", "costs": costs}
+    write_json_atomic(path, table)
 
 
 MULTI_OBJECTIVE = {name for name, (description, _) in ALGORITHMS.items() if "needs --objectives" in description}

@@ -110,7 +110,7 @@ def test_each_algorithm_family_exposes_its_registry_classes():
     from optimizers.registry import ALGORITHMS
 
     families = sorted(p.name for p in (REPO / "optimizers").iterdir() if (p / "__init__.py").is_file())
-    assert families == ["baselines", "evolution", "libraries", "model_based", "multi_fidelity", "multi_objective",
+    assert families == ["baselines", "evolution", "learning_curve", "libraries", "model_based", "multi_fidelity", "multi_objective",
                         "training_free"]
     exposed = {}
     for family in families:

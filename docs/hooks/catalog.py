@@ -50,11 +50,20 @@ def trial_cost_table() -> str:
                     f"{'h' if BENCHMARKS[name].clock == 'hours' else 'evals'}" for name in names}
     rows = ["| algorithm | " + " | ".join(f"{name} ({budget[name]})" for name in names) + " |",
             "| --- |" + " ---: |" * len(names)]
+    def cell(name, algo):
+        entry = costs[name].get(algo)
+        if entry is None:
+            return "–"
+        default = BENCHMARKS[name].default_budget
+        if entry["budget"] != default:     # measured at a smaller budget: scaled, as `run` scales it
+            return f"~{entry['compute_s'] * default / entry['budget']:.0f}*"
+        return f"{entry['compute_s']:.2f}"
+
     for algo in algos:
-        cells = [f"{costs[name][algo]['compute_s']:.2f}" if algo in costs[name] else "–" for name in names]
-        rows.append(f"| `{algo}` | " + " | ".join(cells) + " |")
+        rows.append(f"| `{algo}` | " + " | ".join(cell(name, algo) for name in names) + " |")
     return "\n".join(rows) + (f"\n\nCPU seconds per trial; measured {table.get('measured', '')} on "
-                              f"{table.get('machine', 'one machine')} ({table.get('how', '')}).")
+                              f"{table.get('machine', 'one machine')} ({table.get('how', '')}); * measured at a "
+                              "smaller budget and scaled linearly to the default.")
 
 
 def on_page_markdown(markdown: str, **kwargs) -> str:
