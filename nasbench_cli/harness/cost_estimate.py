@@ -83,6 +83,8 @@ def estimate(run, todo, done: list[Path], table: dict | None = None) -> tuple[fl
 
 
 def _duration(seconds: float) -> str:
+    if seconds < 1:
+        return "<1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
