@@ -96,6 +96,48 @@ class SearchSpace:
         return self.from_values(dict(config))
 
 
+class FlatCategoricalSpace(SearchSpace):
+    """A space of independent categorical choices (NMTHPO's, NMTLC's): subclasses give `domains` ({choice:
+    its values, in order}), `config_type` (a dataclass whose fields are the choices, with `to_dict`) and
+    `validate`. Sampling, mutation, neighbours and the ConfigSpace choices follow from them."""
+    config_type: type = dict
+
+    @property
+    def domains(self) -> dict:
+        raise NotImplementedError
+
+    @property
+    def size(self) -> int:
+        import math
+
+        return math.prod(len(values) for values in self.domains.values())
+
+    def sample(self, rng: np.random.Generator):
+        """Uniform over each choice's values, in the order of `domains`."""
+        return self.config_type(**{name: values[int(rng.integers(len(values)))] for name, values in self.domains.items()})
+
+    def mutate(self, config, rng: np.random.Generator):
+        """One choice, drawn uniformly, changed to another of its values drawn uniformly."""
+        names = list(self.domains)
+        name = names[int(rng.integers(len(names)))]
+        rest = [v for v in self.domains[name] if v != getattr(config, name)]
+        return self.config_type(**{**config.to_dict(), name: rest[int(rng.integers(len(rest)))]})
+
+    def neighbours(self, config) -> list:
+        """Every configuration with one choice changed."""
+        return [self.config_type(**{**config.to_dict(), name: value}) for name, values in self.domains.items()
+                for value in values if value != getattr(config, name)]
+
+    def choices(self) -> list[Choice]:
+        return [Choice(name, tuple(values)) for name, values in self.domains.items()]
+
+    def from_values(self, values: dict):
+        return self.validate(self.config_type(**{name: values[name] for name in self.domains}))
+
+    def to_values(self, config) -> dict:
+        return config.to_dict()
+
+
 def configuration_space(choices: list[Choice], seed: int = 0):
     """ConfigurationSpace with one Categorical per choice and an InCondition per conditional one."""
     from ConfigSpace import Categorical, ConfigurationSpace, InCondition

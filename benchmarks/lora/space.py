@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.core.errors import UserError
-from benchmarks.core.space import Choice, SearchSpace
+from benchmarks.core.space import FlatCategoricalSpace
 
 # (family, model_size, num_layers) in the data -> the base model's name, in size order per family
 BASE_MODELS = {("bloomz", 1024, 24): "bloomz-560m", ("bloomz", 2048, 24): "bloomz-1b7", ("bloomz", 2560, 30): "bloomz-3b",
@@ -45,20 +45,17 @@ class LoRAConfig:
 
 
 @dataclass(frozen=True)
-class LoRASpace(SearchSpace):
+class LoRASpace(FlatCategoricalSpace):
     """The 162 fine-tuning configurations of one corpus (`name`, e.g. 'lora-fr-en')."""
     name: str = "lora-fr-en"
 
     offers = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace"})
     encoding_kind = "lora-encoding"
+    config_type = LoRAConfig
 
     @property
     def domains(self) -> dict:
         return {"base_model": MODELS, "lora_rank": RANKS, "batch_size": BATCH_SIZES, "learning_rate": LEARNING_RATES}
-
-    @property
-    def size(self) -> int:
-        return math.prod(len(values) for values in self.domains.values())
 
     def validate(self, config: LoRAConfig) -> LoRAConfig:
         for key, values in self.domains.items():
@@ -89,25 +86,3 @@ class LoRASpace(SearchSpace):
         family, size = divmod(MODELS.index(config.base_model), 3)
         return np.array([family, size / 2, RANKS.index(config.lora_rank) / 2, BATCH_SIZES.index(config.batch_size) / 2,
                          LEARNING_RATES.index(config.learning_rate) / 2])
-
-    def sample(self, rng: np.random.Generator) -> LoRAConfig:
-        return LoRAConfig(**{key: values[int(rng.integers(len(values)))] for key, values in self.domains.items()})
-
-    def mutate(self, config: LoRAConfig, rng: np.random.Generator) -> LoRAConfig:
-        """One choice, drawn uniformly, changed to another of its values drawn uniformly."""
-        key = KEYS[int(rng.integers(len(KEYS)))]
-        rest = [v for v in self.domains[key] if v != getattr(config, key)]
-        return LoRAConfig(**{**config.to_dict(), key: rest[int(rng.integers(len(rest)))]})
-
-    def neighbours(self, config: LoRAConfig) -> list:
-        return [LoRAConfig(**{**config.to_dict(), key: value}) for key, values in self.domains.items()
-                for value in values if value != getattr(config, key)]
-
-    def choices(self) -> list[Choice]:
-        return [Choice(key, tuple(values)) for key, values in self.domains.items()]
-
-    def from_values(self, values: dict) -> LoRAConfig:
-        return self.validate(LoRAConfig(**{key: values[key] for key in KEYS}))
-
-    def to_values(self, config: LoRAConfig) -> dict:
-        return config.to_dict()

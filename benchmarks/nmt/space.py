@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.core.errors import UserError
-from benchmarks.core.space import Choice, SearchSpace
+from benchmarks.core.space import FlatCategoricalSpace
 
 HYPERPARAMETERS = ("bpe_symbols", "num_layers", "num_embed", "transformer_feed_forward_num_hidden",
                    "transformer_attention_heads", "initial_learning_rate")   # the `.hyps` columns, in order
@@ -51,13 +51,14 @@ class NMTConfig:
 
 
 @dataclass(frozen=True)
-class NMTSpace(SearchSpace):
+class NMTSpace(FlatCategoricalSpace):
     """The configurations of one language pair (`pair`, e.g. 'zh-en')."""
     pair: str = "zh-en"
     name: str = "nmt-zh-en"
 
     offers = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace"})
     encoding_kind = "nmt-encoding"
+    config_type = NMTConfig
 
     def __post_init__(self):
         if self.pair not in PAIR_CHOICES:
@@ -68,10 +69,6 @@ class NMTSpace(SearchSpace):
         """{hyperparameter: its values, in order} for this pair."""
         bpe, layers = PAIR_CHOICES[self.pair]
         return {"bpe_symbols": bpe, "num_layers": layers, **SHARED_CHOICES}
-
-    @property
-    def size(self) -> int:
-        return math.prod(len(values) for values in self.domains.values())
 
     def validate(self, config: NMTConfig) -> NMTConfig:
         for name, values in self.domains.items():
@@ -115,27 +112,3 @@ class NMTSpace(SearchSpace):
                          (config.transformer_feed_forward_num_hidden - 1024) / 1024,
                          (config.transformer_attention_heads - 8) / 8,
                          (config.initial_learning_rate - 3e-4) / 7e-4])
-
-    def sample(self, rng: np.random.Generator) -> NMTConfig:
-        """Uniform over each hyperparameter's values, in the `.hyps` column order."""
-        return NMTConfig(**{name: values[int(rng.integers(len(values)))] for name, values in self.domains.items()})
-
-    def mutate(self, config: NMTConfig, rng: np.random.Generator) -> NMTConfig:
-        """One hyperparameter, drawn uniformly, changed to another of its values drawn uniformly."""
-        name = HYPERPARAMETERS[int(rng.integers(len(HYPERPARAMETERS)))]
-        rest = [v for v in self.domains[name] if v != getattr(config, name)]
-        return NMTConfig(**{**config.to_dict(), name: rest[int(rng.integers(len(rest)))]})
-
-    def neighbours(self, config: NMTConfig) -> list:
-        """Every configuration with one hyperparameter changed."""
-        return [NMTConfig(**{**config.to_dict(), name: value}) for name, values in self.domains.items()
-                for value in values if value != getattr(config, name)]
-
-    def choices(self) -> list[Choice]:
-        return [Choice(name, tuple(values)) for name, values in self.domains.items()]
-
-    def from_values(self, values: dict) -> NMTConfig:
-        return self.validate(NMTConfig(**{name: values[name] for name in HYPERPARAMETERS}))
-
-    def to_values(self, config: NMTConfig) -> dict:
-        return config.to_dict()

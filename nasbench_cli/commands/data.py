@@ -9,6 +9,20 @@ def data():
     """Inspect a benchmark's data (ptb, wt2, bert, gpt-s/m/l, nmt-*, lora-*) and its packed cache."""
 
 
+# benchmark name prefix -> (module, summary function, printer, what --verify checked): the benchmarks
+# described in their own terms (the cell tables use `benchmark_summary` below)
+NATIVE_SUMMARIES = {
+    "bert": ("nasbench_cli.commands.bert_data", "bert_summary", "print_bert_summary",
+             "no cache: the JSON files were read now"),
+    "lora-": ("nasbench_cli.commands.lora_data", "lora_summary", "print_lora_summary",
+              "no cache: the file was read and checked now"),
+    "nmt-": ("nasbench_cli.commands.nmt_data", "nmt_summary", "print_nmt_summary",
+             "no cache: the four files were read and checked now"),
+    "gpt-": ("nasbench_cli.commands.gpt_data", "gpt_summary", "print_gpt_summary",   # cache keyed by the files'
+             "the files' sha256 (recomputed now) and the cache's arrays match"),       # sha256, arrays by their own
+}
+
+
 def benchmark_summary(benchmark) -> dict:
     """Counts and facts of a loaded benchmark (the `data info` payload)."""
     import collections
@@ -56,45 +70,18 @@ def info(benchmark_name, data_dir, as_json, rebuild_cache, verify):
     from benchmarks.core.registry import load_benchmark
 
     benchmark = load_benchmark(benchmark_name, data_dir, rebuild_cache=rebuild_cache)
-    if benchmark_name == "bert":
-        from nasbench_cli.commands.bert_data import bert_summary, print_bert_summary
+    native = next((entry for prefix, entry in NATIVE_SUMMARIES.items() if benchmark_name.startswith(prefix)), None)
+    if native is not None:
+        import importlib
 
-        summary = bert_summary(benchmark)
-        if verify:            # no cache: the JSON files are read and checked at every load
+        module_name, summary_name, printer_name, verified_line = native
+        module = importlib.import_module(module_name)
+        summary = getattr(module, summary_name)(benchmark)
+        if verify:
             summary["verified"] = True
-        echo_json(summary) if as_json else print_bert_summary(summary)
+        echo_json(summary) if as_json else getattr(module, printer_name)(summary)
         if verify and not as_json:
-            click.echo("verified         no cache: the JSON files were read now")
-        return
-    if benchmark_name.startswith("lora-"):
-        from nasbench_cli.commands.lora_data import lora_summary, print_lora_summary
-
-        summary = lora_summary(benchmark)
-        if verify:            # no cache: the file is read and checked at every load
-            summary["verified"] = True
-        echo_json(summary) if as_json else print_lora_summary(summary)
-        if verify and not as_json:
-            click.echo("verified         no cache: the file was read and checked now")
-        return
-    if benchmark_name.startswith("nmt-"):
-        from nasbench_cli.commands.nmt_data import nmt_summary, print_nmt_summary
-
-        summary = nmt_summary(benchmark)
-        if verify:            # no cache: the four files are read and checked at every load
-            summary["verified"] = True
-        echo_json(summary) if as_json else print_nmt_summary(summary)
-        if verify and not as_json:
-            click.echo("verified         no cache: the four files were read and checked now")
-        return
-    if benchmark_name.startswith("gpt-"):
-        from nasbench_cli.commands.gpt_data import gpt_summary, print_gpt_summary
-
-        summary = gpt_summary(benchmark)
-        if verify:    # its cache is keyed by the files' sha256 and its arrays by their own, both checked at load
-            summary["verified"] = True
-        echo_json(summary) if as_json else print_gpt_summary(summary)
-        if verify and not as_json:
-            click.echo("verified         the files' sha256 (recomputed now) and the cache's arrays match")
+            click.echo(f"verified         {verified_line}")
         return
     summary = benchmark_summary(benchmark)
     if verify:
