@@ -29,6 +29,16 @@ def resolve_data_dir(data_dir=None) -> Path:
     return where.resolve()
 
 
+def chosen_folder(data_dir, env: str, shared_name: str) -> tuple[Path, str]:
+    """(folder, where it came from) for a benchmark family's data: `data_dir` (--data-dir), else the
+    environment variable `env`, else `../shared/<shared_name>` beside the repository. Not checked."""
+    if data_dir is not None:
+        return Path(data_dir).expanduser(), "--data-dir"
+    if os.environ.get(env):
+        return Path(os.environ[env]).expanduser(), env
+    return REPO_ROOT.parent / "shared" / shared_name, "the default beside the repository"
+
+
 def cache_dir() -> Path:
     """The user cache folder: `NASBENCH_CACHE`, else `~/.cache/nasbench`; created on demand."""
     path = Path(os.environ.get("NASBENCH_CACHE") or Path.home() / ".cache" / "nasbench").expanduser()

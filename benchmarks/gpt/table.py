@@ -41,14 +41,9 @@ def files(name: str) -> tuple[str, str]:
 
 def data_folder(data_dir=None, name: str = "gpt-s") -> Path:
     """The HW-GPT-Bench folder: `data_dir`, else NASBENCH_GPT_DATA, else ../shared/hw-gpt-bench."""
-    from benchmarks.core.paths import REPO_ROOT
+    from benchmarks.core.paths import chosen_folder
 
-    if data_dir is not None:
-        folder, how = Path(data_dir).expanduser(), "--data-dir"
-    elif os.environ.get(ENV):
-        folder, how = Path(os.environ[ENV]).expanduser(), ENV
-    else:
-        folder, how = REPO_ROOT.parent / "shared" / "hw-gpt-bench", "the default beside the repository"
+    folder, how = chosen_folder(data_dir, ENV, "hw-gpt-bench")
     if not folder.is_dir():
         raise DataError(f"HW-GPT-Bench folder not found: {folder} (from {how}); pass --data-dir DIR or set {ENV}")
     return folder.resolve()

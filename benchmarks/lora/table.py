@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -47,14 +46,9 @@ def corpus_of(name: str) -> str:
 def data_folder(data_dir=None, name: str = "lora-fr-en") -> Path:
     """The folder holding nmtlc.jsonl: `data_dir`, else NASBENCH_NMT_DATA (or its parent, when it names
     `datasets/`), else ../shared/hpo-nmt."""
-    from benchmarks.core.paths import REPO_ROOT
+    from benchmarks.core.paths import chosen_folder
 
-    if data_dir is not None:
-        folder, how = Path(data_dir).expanduser(), "--data-dir"
-    elif os.environ.get(ENV):
-        folder, how = Path(os.environ[ENV]).expanduser(), ENV
-    else:
-        folder, how = REPO_ROOT.parent / "shared" / "hpo-nmt", "the default beside the repository"
+    folder, how = chosen_folder(data_dir, ENV, "hpo-nmt")
     if not (folder / FILE).is_file() and (folder.parent / FILE).is_file():
         folder = folder.parent
     if not folder.is_dir():

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -46,14 +45,9 @@ def pair_of(name: str) -> str:
 def data_folder(data_dir=None, name: str = "nmt-zh-en") -> Path:
     """The folder holding the pair files: `data_dir` (or its `datasets/`), else NASBENCH_NMT_DATA, else
     ../shared/hpo-nmt/datasets."""
-    from benchmarks.core.paths import REPO_ROOT
+    from benchmarks.core.paths import chosen_folder
 
-    if data_dir is not None:
-        folder, how = Path(data_dir).expanduser(), "--data-dir"
-    elif os.environ.get(ENV):
-        folder, how = Path(os.environ[ENV]).expanduser(), ENV
-    else:
-        folder, how = REPO_ROOT.parent / "shared" / "hpo-nmt", "the default beside the repository"
+    folder, how = chosen_folder(data_dir, ENV, "hpo-nmt")
     if (folder / "datasets").is_dir():
         folder = folder / "datasets"
     if not folder.is_dir():
