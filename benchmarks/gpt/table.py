@@ -19,7 +19,6 @@ import hashlib
 import io
 import json
 import math
-import os
 from pathlib import Path
 
 import numpy as np
