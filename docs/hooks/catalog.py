@@ -46,8 +46,7 @@ def trial_cost_table() -> str:
     costs = table.get("costs", {})
     names = [name for name in BENCHMARKS if name in costs]
     algos = list(dict.fromkeys(algo for name in names for algo in costs[name]))
-    budget = {name: f"{next(iter(costs[name].values()))['budget']:g} "
-                    f"{'h' if BENCHMARKS[name].clock == 'hours' else 'evals'}" for name in names}
+    budget = {name: f"{BENCHMARKS[name].default_budget:g} {BENCHMARKS[name].clock_short}" for name in names}
     rows = ["| algorithm | " + " | ".join(f"{name} ({budget[name]})" for name in names) + " |",
             "| --- |" + " ---: |" * len(names)]
     def cell(name, algo):
