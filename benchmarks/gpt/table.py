@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import math
 from pathlib import Path
 
@@ -117,22 +116,10 @@ def parse_observations(name: str, path: Path, space: GPTSpace,
     A perplexity must lie in [1, vocab_size]: 1 is a model that is always sure and right, and the
     vocabulary size is a model that guesses uniformly (a sub-network of a trained supernet doing worse
     than that is a corrupt record, not a weak architecture). Unknown keys are refused, not ignored."""
-    try:
-        lines = path.read_bytes().decode("utf-8").splitlines()
-    except FileNotFoundError:
-        raise DataError(f"HW-GPT-Bench observations not found: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+    from benchmarks.core.json_lines import json_objects
+
     archs, ppl, acc, seen = [], [], [], {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise DataError(f"{path} line {number}: not JSON ({type(exc).__name__})") from None
-        if not isinstance(record, dict):
-            raise DataError(f"{path} line {number}: not a JSON object")
+    for number, record in json_objects(path, "HW-GPT-Bench observations", skip_blank=True):
         unknown = sorted(set(record) - set(RECORD_KEYS))
         if unknown:
             raise DataError(f"{path} line {number}: unknown key {unknown[0]!r:.40} (a record holds "

@@ -25,7 +25,6 @@ their first point would hand a searcher the converged model for the price of one
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from pathlib import Path
 
@@ -67,20 +66,10 @@ def _curve(path, number, record, key) -> list[float]:
 def parse_corpus(path: Path, name: str) -> dict:
     """The validated finetune records of one corpus: configurations, perplexity and BLEU curves."""
     space, corpus = LoRASpace(name), corpus_of(name)
-    try:
-        lines = path.read_bytes().decode("utf-8").splitlines()
-    except FileNotFoundError:
-        raise DataError(f"NMTLC file not found: {path}") from None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path} is not UTF-8 text (byte {exc.start})") from None
+    from benchmarks.core.json_lines import json_objects
+
     configs, ppl, bleu, seen = [], [], [], {}
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            raise DataError(f"{path} line {number}: not JSON ({type(exc).__name__})") from None
-        if not isinstance(record, dict):
-            raise DataError(f"{path} line {number}: not a JSON object")
+    for number, record in json_objects(path, "NMTLC file"):
         if record.get("task") != "finetune" or record.get("dataset_name") != corpus:
             continue
         hp = record.get("hyperparams")

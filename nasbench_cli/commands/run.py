@@ -164,22 +164,11 @@ def run(algo_text, benchmark_names, trials, budget_hours, budget_evals, budget_k
         if suite_text is not None:
             return _run_suite(algo_text, suite_text, options, as_json)
         if len(benchmark_names) > 1:       # a family or a list: every setting checked on each before any runs
-            from benchmarks.core.registry import load_benchmark
             from nasbench_cli.harness.run_description import describe_run
-            from nasbench_cli.harness.trial import check_problem
-
-            from nasbench_cli.harness.simulator import searcher_view
-            from optimizers.registry import make_algorithm
 
             for name in benchmark_names:
-                description = describe_run(algo_text, name, **options)
-                benchmark = load_benchmark(name, description.data_dir)
-                if description.objectives or description.constraints:
-                    check_problem(benchmark, description.objectives, description.constraints)
-                for algo in description.algos:
-                    algorithm = make_algorithm(algo, description.overrides_of(algo), name)
-                    algorithm.check_table(searcher_view(benchmark.search))
-                    _check_epoch_settings(algo, algorithm, searcher_view(benchmark.search))
+                for algo in describe_run(algo_text, name, **options).algos:
+                    _check_runs(algo, name, options)
         payloads, failed = [], False
         for name in benchmark_names:
             if len(benchmark_names) > 1 and not as_json:
