@@ -45,8 +45,25 @@ ALGORITHMS = {
     "dpl": ("DPL (Kadra et al. 2023): an ensemble of networks predicting power-law learning curves, freeze-thaw by "
             "expected improvement at the full budget, one epoch a step (extra: proxies, for torch)",
             ("optimizers.learning_curve.dpl:DeepPowerLaw",)),
+    "dyhpo": ("DyHPO (Wistuba et al. 2022): a deep-kernel GP over configuration, budget and learning curve, "
+              "multi-fidelity EI at the next epoch, one epoch a step (extra: proxies, for torch)",
+              ("optimizers.learning_curve.dyhpo:DyHPO",)),
     "top1e": ("one-epoch top-K: 27 random architectures trained 1 epoch, the best 3 continued to the full fidelity, "
               "repeated (Egele et al. 2023)", ("optimizers.baselines.one_epoch:OneEpochTopK",)),
+    "st-rs": ("syne-tune RandomSearch at the full fidelity, in the feature box, snapped (extra: synetune)",
+              ("optimizers.libraries.synetune_search:STRandomSearch",)),
+    "st-bore": ("syne-tune BORE (density-ratio BO, Tiao et al. 2021) at the full fidelity, snapped (extra: synetune)",
+                ("optimizers.libraries.synetune_search:STBORE",)),
+    "st-kde": ("syne-tune TPE (kernel-density estimators) at the full fidelity, snapped (extra: synetune)",
+               ("optimizers.libraries.synetune_search:STKDE",)),
+    "st-rea": ("syne-tune regularized evolution at the full fidelity, snapped (extra: synetune)",
+               ("optimizers.libraries.synetune_search:STREA",)),
+    "st-asha": ("syne-tune ASHA (stopping), one result per epoch, grace 1, eta 3 (extra: synetune)",
+                ("optimizers.libraries.synetune_search:STASHA",)),
+    "st-bohb": ("syne-tune BOHB (ASHA + kernel densities), one result per epoch (extra: synetune)",
+                ("optimizers.libraries.synetune_search:STBOHB",)),
+    "st-asha-bore": ("syne-tune ASHA with a BORE model per rung, one result per epoch (extra: synetune)",
+                     ("optimizers.libraries.synetune_search:STASHABORE",)),
     "rs": ("random search at the benchmark's full fidelity: 50 epochs on cells, the one evaluation on bert",
            ("optimizers.baselines.random_search:RandomSearch", "optimizers.baselines.random_search:SingleFidelityRandomSearch")),
     "bo": ("Bayesian optimisation, bagged XGBoost + LCB: over 10-d graph2vec on cells (= bo10d), over the space's encoding elsewhere",
@@ -63,6 +80,10 @@ ALGORITHMS = {
               ("optimizers.multi_objective.optuna_samplers:NSGA2",)),
     "motpe": ("Optuna multi-objective TPE over the native space, snapped (extra: libs); needs --objectives",
               ("optimizers.multi_objective.optuna_samplers:MOTPE",)),
+    "st-moasha": ("syne-tune MOASHA (non-dominated sorting), one result per epoch (extra: synetune); needs --objectives",
+                  ("optimizers.libraries.synetune_search:STMOASHA",)),
+    "st-mo-rea": ("syne-tune multi-objective regularized evolution at the full fidelity (extra: synetune); needs --objectives",
+                  ("optimizers.libraries.synetune_search:STMOREA",)),
     "mo-lcbo": ("multi-objective lcbo: rungs 1/2/9/50, non-dominated promotion of the curve model's prediction, "
                 "new cells the best by hidden covariance of 16; needs --objectives", ("optimizers.multi_objective.algorithms:MOLearningCurveBO",)),
 }
@@ -72,6 +93,8 @@ ALIASES = {"bert-rs": ("rs", "bert"), "bert-bo": ("bo", "bert"), "bert-re": ("re
 PAPER_ALGORITHMS = ("rs50e", "rs10e", "hb", "bo10d", "bo50d", "re", "tpe", "smac")
 PROXY_ALGORITHMS = ("prs", "phb")
 LIBRARY_ALGORITHMS = ("optuna", "dehb", "smac-mf")
+SYNETUNE_ALGORITHMS = ("st-rs", "st-bore", "st-kde", "st-rea", "st-asha", "st-bohb", "st-asha-bore", "st-moasha",
+                       "st-mo-rea")
 SPACE_ALGORITHMS = ("rs", "bo", "re", "tpe", "smac")     # --algo all on a benchmark searched in its native space
 MULTI_OBJECTIVE_ALGORITHMS = ("mo-rs", "mo-asha", "mo-re", "parego", "nsga2", "motpe", "mo-lcbo")   # --algo mo (those a benchmark fits)
 
@@ -188,7 +211,7 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     from benchmarks.core.names import canonical, did_you_mean
 
     known = set(available()) | set(ALIASES) | set(plugin_names())
-    words = [t.strip() for t in text.split(",") if t.strip()]
+    words = [synetune_name(t.strip()) for t in text.split(",") if t.strip()]
     # names match ignoring case (`HB` is hb) when that names one algorithm or group
     words = [w if w in known or w in groups or is_plugin_spec(w) else canonical(w, known | set(groups)) or w
              for w in words]
@@ -208,6 +231,36 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
         for name in names:
             check_benchmark(name, benchmark)
     return list(dict.fromkeys(names))
+
+
+# syne-tune's names of schedulers it no longer ships (0.16), and why: `--algo synetune:NAME` says so in one line
+SYNETUNE_MISSING = {
+    "dyhpo": "DyHPO was removed from syne-tune with its Gaussian-process searchers (0.14)",
+    "hypertune": "Hyper-Tune was removed from syne-tune with its Gaussian-process searchers (0.14)",
+    "mobster": "MOBSTER was removed from syne-tune with its Gaussian-process searchers (0.14)",
+    "ehvi": "EHVI needs botorch, which nasbench does not install",
+    "botorch": "BoTorch needs botorch, which nasbench does not install",
+    "cqr": "CQR imports syne-tune's blackbox repository (huggingface_hub and its HTTP stack)",
+    "asha-cqr": "ASHA-CQR imports syne-tune's blackbox repository (huggingface_hub and its HTTP stack)",
+}
+
+
+def synetune_name(word: str) -> str:
+    """`synetune:NAME` (any case, syne-tune's class name or ours: `synetune:BORE`, `synetune:asha-bore`) as the
+    registry name `st-NAME`; UserError (one line) for a scheduler syne-tune 0.16 does not ship. Other words
+    are returned unchanged."""
+    if not word.lower().startswith("synetune:"):
+        return word
+    name = word.split(":", 1)[1].strip().lower().replace("_", "-")
+    name = {"randomsearch": "rs", "random-search": "rs", "tpe": "kde", "ashabore": "asha-bore",
+            "ashacqr": "asha-cqr", "moasha": "moasha", "mo-rea": "mo-rea", "morea": "mo-rea"}.get(name, name)
+    if f"st-{name}" in SYNETUNE_ALGORITHMS:
+        return f"st-{name}"
+    offered = ", ".join(f"synetune:{n[3:]}" for n in SYNETUNE_ALGORITHMS)
+    if name in SYNETUNE_MISSING:
+        built_in = "; nasbench's own `dyhpo` is written from the paper" if name == "dyhpo" and "dyhpo" in ALGORITHMS else ""
+        raise UserError(f"{word}: {SYNETUNE_MISSING[name]}{built_in}; syne-tune 0.16 offers: {offered}")
+    raise UserError(f"{word}: not a syne-tune scheduler nasbench drives; choose from: {offered}")
 
 
 _LOADED: dict = {}     # algorithm key -> (class, source) of plugins loaded in this process

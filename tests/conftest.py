@@ -5,7 +5,8 @@ user's cache and never each other's: with pytest-xdist (`-n auto`, the README's 
 worker process gets one. The packed tables of the real data (ptb, wt2, gpt-s/m/l) and the cells'
 canonical hashes are built once per test run, in the controlling process before the workers start,
 and copied into each worker's cache as read-only files: built once, never rebuilt by a worker, and
-not changeable by one test for another.
+not changeable by one test for another. The graph2vec features are the one shared folder: built once
+per test run by the first worker that needs them (see `pytest_configure_node`).
 """
 import atexit
 import os
@@ -47,18 +48,31 @@ def _copy_read_only(source: str, target: str) -> None:
             destination.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
 
 
+_SHARED_FEATURES: list = []   # the controller's folder of graph2vec matrices shared by its workers
+
+
 def pytest_configure(config):
     worker_input = getattr(config, "workerinput", None)
     if worker_input is not None:                      # an xdist worker: the controller built them
         if worker_input.get("nasbench_prebuilt"):
             _copy_read_only(worker_input["nasbench_prebuilt"], _SESSION_CACHE)
+        if worker_input.get("nasbench_features"):
+            os.symlink(worker_input["nasbench_features"], Path(_SESSION_CACHE) / "features")
     elif getattr(config.option, "numprocesses", None) and not config.option.collectonly:
         _prebuild(_SESSION_CACHE)                     # the controller of an xdist run: once for all workers
+        _SHARED_FEATURES.append(tempfile.mkdtemp(prefix="nasbench-test-features-"))
+        atexit.register(shutil.rmtree, _SHARED_FEATURES[0], ignore_errors=True)
 
 
 def pytest_configure_node(node):
-    """xdist (controller): tell each worker where the prebuilt cache is."""
+    """xdist (controller): tell each worker where the prebuilt cache is, and where the graph2vec
+    features live. Those are built on first use (35-45 s each on PTB, too long to build up front) by
+    whichever worker needs them first, under a lock (`benchmarks.core.features`), and read by the
+    others: one folder for the whole run, written only by that build (atomically), its files the
+    same whichever worker writes them."""
     node.workerinput["nasbench_prebuilt"] = _SESSION_CACHE
+    if _SHARED_FEATURES:
+        node.workerinput["nasbench_features"] = _SHARED_FEATURES[0]
 
 
 @pytest.fixture(scope="session")
@@ -89,3 +103,23 @@ def bert():
     from benchmarks.core.registry import load_benchmark
 
     return load_benchmark("bert")
+
+
+# Test modules by the CPU time they took (self + subprocesses, `--durations` and rusage on the 2-core
+# machine CI resembles), heaviest first. xdist hands whole modules to workers in collection order
+# (`--dist loadscope`, its reordering by test count switched off below): starting the long ones first
+# keeps one worker from running a 100-s module alone at the end. Modules not named keep their order.
+HEAVIEST_FIRST = ("test_multi_objective", "test_simulator", "test_hardening_round2", "test_runner", "test_gpt",
+                  "test_regression_gate", "test_proxies_cli", "test_out_of_the_box", "test_commands_agree",
+                  "test_dpl", "test_dask_backend", "test_nmt", "test_bert", "test_suites", "test_smac")
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: k for k, name in enumerate(HEAVIEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))      # stable: the rest as collected
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_xdist_setupnodes(config, specs):
+    """xdist (controller): keep the order above (its own reorders modules by their number of tests)."""
+    config.option.loadscopereorder = False

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -150,14 +151,39 @@ def g2v_features(benchmark, dims: int, seed: int = DEFAULT_SEED, rebuild: bool =
         return memo[1]
     matrix = None if rebuild or stamp is None else _read_cache(path, benchmark, dims)
     if matrix is None:
-        started = time.perf_counter()
-        matrix = build_graph2vec(benchmark.search.recipes, dims, seed=seed, progress=progress)
-        save_npz_atomic(path, features=matrix, ids=np.asarray(benchmark.search.ids),
-                        version=np.array(ALGORITHM_VERSION), seed=np.array(seed), blas_kernel=np.array(_kernel()),
-                        build_s=np.array(time.perf_counter() - started))
+        with _build_lock(path):      # another process building the same matrix: wait for it, then read it
+            matrix = None if rebuild else _read_cache(path, benchmark, dims)
+            if matrix is None:
+                started = time.perf_counter()
+                matrix = build_graph2vec(benchmark.search.recipes, dims, seed=seed, progress=progress)
+                save_npz_atomic(path, features=matrix, ids=np.asarray(benchmark.search.ids),
+                                version=np.array(ALGORITHM_VERSION), seed=np.array(seed),
+                                blas_kernel=np.array(_kernel()), build_s=np.array(time.perf_counter() - started))
     matrix = immutable(matrix)              # shared by every trial in this process: nothing may change it
     _MEMO[path] = (_stamp(path), matrix)
     return matrix
+
+
+@contextmanager
+def _build_lock(path: Path):
+    """Hold an exclusive lock (fcntl.flock on `<path>.lock`) while a matrix is built: two processes that
+    need the same features at once (two runs, or the workers of a test run sharing a cache) build them
+    once, the second reading what the first wrote. A cache folder that cannot hold the lock file builds
+    without it (the write is atomic either way)."""
+    import fcntl
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = open(path.with_name(path.name + ".lock"), "a")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _kernel() -> str:

@@ -83,8 +83,8 @@ def summarize(paths) -> dict:
 
 
 @click.command()
-@click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, 'all' (the paper's eight; on bert, gpt-*, nmt-*, lora-* rs,bo,re,tpe,smac), 'proxy', 'libs', an installed plugin's "
-                   "name, or your own class as module:Class or path/to/file.py:Class (see `nasbench list`).")
+@click.option("--algo", "algo_text", required=True, help="Algorithm name, a comma list, 'all' (the paper's eight; on bert, gpt-*, nmt-*, lora-* rs,bo,re,tpe,smac), 'proxy', 'libs', a syne-tune scheduler as synetune:NAME (= st-NAME), an "
+                   "installed plugin's name, or your own class as module:Class or path/to/file.py:Class (see `nasbench list`).")
 @benchmarks_option
 @click.option("--trials", type=click.IntRange(1, MAX_TRIALS), default=30, show_default=True,
               help="Trials per algorithm.")
