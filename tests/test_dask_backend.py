@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from tests.test_run_processes import alive_children, is_alive, nasbench  # noqa: E402
+from test_run_processes import alive_children, is_alive, nasbench  # noqa: E402
 
 TIMINGS = ("compute_s", "wall_s")      # CPU and wall seconds: the only fields that differ run to run
 

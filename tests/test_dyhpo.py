@@ -1,6 +1,7 @@
 """DyHPO (issue 48: syne-tune 0.16 no longer ships it, so it is written from the paper): its deep-kernel GP
 learns next-epoch validation losses from configuration, budget and curve, and the search runs freeze-thaw
 one epoch a step, the same seed the same result."""
+import importlib.util
 import json
 import subprocess
 import sys
@@ -8,7 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+# found, not imported: importing it at collection would cost every test process seconds
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 
 from benchmarks.core.features import features  # noqa: E402
 from optimizers.base import SearchInputs  # noqa: E402

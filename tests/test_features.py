@@ -123,3 +123,32 @@ def test_training_order_check_runs_on_wt2(wt2):
     check = training_order_effect(wt2, epochs=1, seeds=(0,))
     assert set(check["flawed_auc"]) == {"flawed-first", "shuffled"}
     assert all(0.0 <= v["mean"] <= 1.0 for v in check["flawed_auc"].values())
+
+
+def test_two_builds_of_the_same_features_at_once_build_them_once(ptb, monkeypatch):
+    """The second of two concurrent users (two runs, two test workers sharing a cache) waits for the first
+    build under its lock and reads the file it wrote."""
+    import threading
+
+    from benchmarks.cells import graph2vec
+
+    bench = _subset(ptb, 60, name="ptb-lock")
+    started, builds = threading.Event(), []
+    real = graph2vec.build_graph2vec
+
+    def slow_build(*args, **kwargs):
+        builds.append(1)
+        started.set()
+        threading.Event().wait(0.5)          # the other user arrives while this build holds the lock
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(graph2vec, "build_graph2vec", slow_build)
+    results = {}
+    first = threading.Thread(target=lambda: results.setdefault("first", g2v_features(bench, 10)))
+    first.start()
+    assert started.wait(30)
+    feats._MEMO.pop(g2v_cache_path(bench, 10), None)
+    second = g2v_features(bench, 10)
+    first.join()
+    assert len(builds) == 1
+    np.testing.assert_array_equal(second, results["first"])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from nasbench_cli.results.record import settings_hash
-from tests.test_plot import run_cli, trial_record, write_trial
+from test_plot import run_cli, trial_record, write_trial
 
 LABELS = ["rs50e", "hb", "asha", "myls", "bo10d", "re", "tpe", "smac", "hb@4w", "asha@4w", "myls@4w"]
 

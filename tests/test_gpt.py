@@ -61,7 +61,7 @@ def test_parameters_and_flops_match_an_independent_pytorch_build(gpt):
 
     from benchmarks.gpt import sizes
     from benchmarks.gpt.table import supernet_config
-    from tests.gpt_reference import ReferenceGPT
+    from gpt_reference import ReferenceGPT
 
     config = supernet_config(gpt.search)
     rng = np.random.default_rng(0)

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from tests.test_plot import run_cli
+from test_plot import run_cli
 
 
 @pytest.mark.parametrize("args, hint", [

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.test_run_processes import nasbench
+from test_run_processes import nasbench
 
 
 def test_table2_reproduces_the_papers_perplexities(ptb):

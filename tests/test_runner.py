@@ -302,7 +302,7 @@ def test_summary_wording_for_one_trial_and_a_plot_of_one_algorithm(tmp_path):
 def test_budget_release_runs_the_notebooks_fixed_counts(tmp_path, ptb):
     """rs50e 100 architectures, rs10e 500, re 130, hb-release one pass; 5 trials; labelled ALGO@release;
     a rerun does nothing; algorithms the notebook does not run are refused in one line."""
-    from tests.test_run_processes import nasbench
+    from test_run_processes import nasbench
 
     args = ("run", "--algo", "rs50e,rs10e,re,hb-release", "--budget", "release", "--out", str(tmp_path), "--json")
     first = nasbench(*args)

@@ -42,17 +42,16 @@ def list_cmd(as_json):
         plugins[name] = {"description": description, "target": point.value,
                          "distribution": dist.name if dist else None, "version": dist.version if dist else None}
     if as_json:
-        from optimizers.registry import make_algorithm
-
         echo_json({"algorithms": {n: ALGORITHMS[n][0] for n in names}, "plugins": plugins,
-                   "settings": {n: make_algorithm(n).settings_dict() for n in names},
+                   "settings": {n: _default_settings(n) for n in names},
                    "differences_from_release": RELEASE_DIFFERENCES,
                    "benchmarks": {n: s.description for n, s in BENCHMARKS.items()}})
         return
     click.echo("algorithms (--algo NAME, a comma list, 'all' = the paper's eight, 'proxy' = prs,phb, "
                "'libs' = optuna,dehb,smac-mf; on bert, gpt-*, nmt-* and lora-* 'all' = rs,bo,re,tpe,smac, 'libs' = optuna):")
+    width = max(len(n) for n in names)
     for name in names:
-        click.echo(f"  {name:<11} {ALGORITHMS[name][0]}")
+        click.echo(f"  {name:<{width}} {ALGORITHMS[name][0]}")
     if plugins:
         click.echo("plugins (installed packages, entry-point group nasbench.optimizers):")
         for name, p in plugins.items():
@@ -62,3 +61,13 @@ def list_cmd(as_json):
     click.echo("benchmarks (--benchmark NAME):")
     for name, spec in BENCHMARKS.items():
         click.echo(f"  {name:<8} {spec.description}")
+
+
+def _default_settings(name: str) -> dict:
+    """An algorithm's default settings, without importing the library it drives (listing works whether
+    or not optional extras such as syne-tune or DEHB are installed)."""
+    import dataclasses
+
+    from optimizers.registry import algorithm_class
+
+    return dataclasses.asdict(algorithm_class(name).Settings())

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -91,6 +92,10 @@ class SyneTuneSearch(Algorithm):
         logger = logging.getLogger("syne_tune")         # its per-trial warnings ("Evaluation failed!" for a
         self._log_level = logger.level                  # diverged run) would flood the run's output
         logger.setLevel(logging.ERROR)
+        # statsmodels' kernel densities (st-kde, st-bohb) announce that their default generator will change
+        # in 0.17 / 2028; today they draw from NumPy's global one, seeded above, which this pins
+        warnings.filterwarnings("ignore", message=".*entropy initialized numpy.random.Generator",
+                                category=FutureWarning)
         features = np.asarray(inputs.features, dtype=np.float64)
         self._low, self._high = features.min(axis=0), features.max(axis=0)
         self._varying = np.flatnonzero(self._high > self._low)
