@@ -193,7 +193,7 @@ def mo_results(tmp_path_factory):
     out = tmp_path_factory.mktemp("mo")
     for workers in (1, 4):
         run = cli("run", "--algo", "mo", "--objectives", "logppl,params", "--trials", "2",
-                  "--budget-hours", "25", "--workers", workers, "--jobs", "2", "--out", out)
+                  "--budget-hours", "15", "--workers", workers, "--jobs", "2", "--out", out)
         assert run.returncode == 0, run.stderr
     return out
 
@@ -219,7 +219,7 @@ def test_every_multi_objective_algorithm_runs_and_records_its_front(mo_results, 
 
 def test_multi_objective_results_do_not_depend_on_jobs(mo_results, tmp_path):
     run = cli("run", "--algo", "mo-asha,nsga2", "--objectives", "logppl,params", "--trials", "2",
-              "--budget-hours", "25", "--workers", "4", "--jobs", "1", "--out", tmp_path)
+              "--budget-hours", "15", "--workers", "4", "--jobs", "1", "--out", tmp_path)
     assert run.returncode == 0, run.stderr
     for label in ("mo-asha@4w", "nsga2@4w"):
         for k in range(2):
