@@ -108,8 +108,15 @@ class Algorithm:
     def finish(self) -> None:
         """Called once when the trial ends (also after an error): release resources."""
 
+    # settings that say where something is, not what runs (ftpfn's `weights` folder): left out of the
+    # recorded settings, their hash and the run's label, so the same run is the same result wherever it lives
+    location_settings: ClassVar[tuple] = ()
+
     def settings_dict(self) -> dict:
-        return dataclasses.asdict(self.settings)
+        settings = dataclasses.asdict(self.settings)
+        for name in self.location_settings:
+            settings.pop(name, None)
+        return settings
 
 
 class SequentialAlgorithm(Algorithm):

@@ -48,6 +48,8 @@ ALGORITHMS = {
     "dyhpo": ("DyHPO (Wistuba et al. 2022): a deep-kernel GP over configuration, budget and learning curve, "
               "multi-fidelity EI at the next epoch, one epoch a step (extra: proxies, for torch)",
               ("optimizers.learning_curve.dyhpo:DyHPO",)),
+    "ftpfn": ("FT-PFN (Rakotoarison et al. 2024) through ifbo: in-context freeze-thaw, EI at the full budget, one epoch "
+              "a step; needs its weights, --set ftpfn.weights=DIR (extra: ftpfn)", ("optimizers.learning_curve.ftpfn:FTPFNSearch",)),
     "top1e": ("one-epoch top-K: 27 random architectures trained 1 epoch, the best 3 continued to the full fidelity, "
               "repeated (Egele et al. 2023)", ("optimizers.baselines.one_epoch:OneEpochTopK",)),
     "st-rs": ("syne-tune RandomSearch at the full fidelity, in the feature box, snapped (extra: synetune)",

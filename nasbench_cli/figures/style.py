@@ -45,6 +45,12 @@ _STYLES = {
     "smac-mf": ("purple", "p"), "rs": ("black", "v"), "bo": ("blue", "v"),
     "mo-rs": ("grey", "d"), "mo-asha": ("wine", "d"), "mo-re": ("green", "d"), "parego": ("blue", "d"),
     "nsga2": ("orange", "d"), "motpe": ("purple", "d"), "mo-lcbo": ("indigo", "d"),
+    # learning-curve methods (stars), the one-epoch baseline, syne-tune's schedulers (plus signs: the colour of
+    # our algorithm of the same kind)
+    "dpl": ("teal", "*"), "dyhpo": ("rose", "*"), "ftpfn": ("sky", "*"), "top1e": ("grey", "X"),
+    "st-rs": ("black", "P"), "st-bore": ("sky", "p"), "st-kde": ("orange", "P"), "st-rea": ("green", "P"),
+    "st-asha": ("wine", "P"), "st-bohb": ("vermillion", "P"), "st-asha-bore": ("teal", "P"),
+    "st-moasha": ("rose", "d"), "st-mo-rea": ("teal", "d"),
 }
 _OTHER_MARKERS = ("<", ">", "H", "8")            # never a registry algorithm's
 _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}

@@ -1,0 +1,207 @@
+"""FT-PFN: in-context freeze-thaw search (Rakotoarison et al., "In-Context Freeze-Thaw Bayesian
+Optimization for Hyperparameter Optimization", ICML 2024) through the `ifbo` package, with weights the
+user provides.
+
+ifbo downloads FT-PFN's weights (a pretrained transformer, `ifbo.download.VERSION_MAP`) from figshare on
+first use; nasbench never downloads anything, so the weights must already be on disk: a folder holding
+ifbo's `.model/` (the `ftpfnv0.0.1.tar.gz` archive and the unpacked
+`bopfn_broken_unisep_1000curves_10params_2M.pt`), made on any machine with internet by
+`python -c "from ifbo import FTPFN; FTPFN(target_path='DIR')"`. Give it with `--set ftpfn.weights=DIR`
+or `NASBENCH_FTPFN_WEIGHTS=DIR`; without it the run is refused in one line that says this.
+
+The model takes learning curves in context and predicts, for any (configuration, budget), a distribution
+over the curve's value there, without training. Its input limits and what the adapter does about them:
+- **at most 10 hyperparameters in [0, 1]**: the features named by `features` (the shipped 10-d graph2vec
+  on cells; the space's encoding elsewhere: 5 numbers on lora-*), scaled per dimension to [0, 1]; a matrix
+  wider than 10 is reduced to its first 10 principal components (then scaled);
+- **at most 1,000 curves in context**: those trained furthest (ties: most recent);
+- **values in [0, 1], higher better**: validation loss mapped as 1 - (loss - low) / (high - low) with low
+  and high the lowest and highest finite losses paid for so far (clipped to [0, 1]);
+- **budgets in [0, 1]**: epochs / max_epochs.
+
+The search (freeze-thaw, as `dpl`): `initial` random architectures one epoch each; then each free worker
+takes, among the started unfinished architectures and `pool` unseen ones, the one with the highest
+expected improvement at the full budget (ifbo's `PredictionResult.ei` over the best value paid for so far)
+and trains it `step_epochs` further. ifBO itself samples a random horizon and threshold for a probability
+of improvement; EI at the full budget is ours, as for dpl. Needs torch and ifbo (extra `ftpfn`).
+"""
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.core.errors import UserError
+from optimizers.base import Algorithm, Job, SearchInputs
+
+WEIGHTS_ENV = "NASBENCH_FTPFN_WEIGHTS"
+MAX_HYPERPARAMETERS = 10      # FT-PFN 0.0.1: "1000curves_10params"
+MAX_CURVES = 1000
+
+
+class FTPFNSearch(Algorithm):
+    full_fidelity_setting = "max_epochs"
+    name = "ftpfn"
+    description = ("FT-PFN (Rakotoarison et al. 2024) through ifbo: in-context freeze-thaw, EI at the full budget, "
+                   "one epoch a step; needs its weights (--set ftpfn.weights=DIR)")
+    needs = frozenset({"epochs"})
+    requires = {"ifbo": "pip install -e '.[ftpfn]' (ifbo 0.4, with torch from the extra proxies)"}
+    location_settings = ("weights",)     # where the weights are is not part of the result
+
+    @dataclass(frozen=True)
+    class Settings:
+        weights: str = ""               # folder holding ifbo's .model/ (or NASBENCH_FTPFN_WEIGHTS)
+        version: str = "0.0.1"          # ifbo's model version
+        features: str = "shipped-10d"   # the configuration FT-PFN sees (the space's encoding off cells)
+        initial: int = 4                # random architectures trained one epoch before the model is asked
+        step_epochs: int = 1
+        pool: int = 100                 # unseen architectures among the candidates of each decision
+        max_epochs: int = 50            # the full budget (the benchmark's: make_algorithm sets it)
+
+    @classmethod
+    def adapt_settings(cls, settings, spec):
+        """Off recurrent cells (no graph2vec), the configuration is the space's own encoding."""
+        from dataclasses import replace
+
+        if "graph2vec" not in spec.offers and settings.features == cls.Settings().features:
+            return replace(settings, features=spec.encoding_kind)
+        return settings
+
+    def check_table(self, search) -> None:
+        weights_folder(self.settings)
+
+    def start(self, inputs: SearchInputs) -> None:
+        import torch
+
+        s = self.settings
+        if min(s.initial, s.step_epochs, s.pool) < 1 or s.max_epochs < 2:
+            raise UserError("ftpfn needs initial, step_epochs, pool >= 1 and max_epochs >= 2")
+        if inputs.features is None:
+            raise UserError("ftpfn needs features (setting 'features')")
+        torch.set_num_threads(1)
+        self._surrogate = load_surrogate(weights_folder(s), s.version)
+        self._x = hyperparameters(np.asarray(inputs.features, dtype=np.float64))
+        self._order = iter(inputs.rng.permutation(inputs.search.n).tolist())
+        n = inputs.search.n
+        self._curves = np.full((n, s.max_epochs), np.nan)
+        self._trained = np.zeros(n, dtype=np.int64)
+        self._done = np.zeros(n, dtype=bool)
+        self._last_told = np.zeros(n, dtype=np.int64)       # when each architecture last reported
+        self._running: set = set()
+        self._fresh: list = []
+        self._results = 0
+
+    def ask(self) -> Job | None:
+        s = self.settings
+        started = int((self._trained > 0).sum()) + sum(1 for r in self._running if self._trained[r] == 0)
+        if started < s.initial or not np.isfinite(self._curves).any():
+            return self._start(next(self._order, None))
+        going = np.flatnonzero((self._trained > 0) & ~self._done)
+        going = going[[r not in self._running for r in going]] if self._running else going
+        while len(self._fresh) < s.pool:
+            row = next(self._order, None)
+            if row is None:
+                break
+            self._fresh.append(row)
+        rows = np.array(list(going) + self._fresh, dtype=np.int64)
+        if not len(rows):
+            return None
+        ei = self.expected_improvement(rows)
+        row = int(rows[int(np.argmax(ei))])
+        if self._trained[row] == 0:
+            self._fresh.remove(row)
+            return self._start(row)
+        self._running.add(row)
+        return Job(row, int(min(self._trained[row] + s.step_epochs, s.max_epochs)))
+
+    def _start(self, row) -> Job | None:
+        if row is None:
+            return None
+        self._running.add(row)
+        return Job(row, min(self.settings.step_epochs, self.settings.max_epochs))
+
+    def expected_improvement(self, rows: np.ndarray) -> np.ndarray:
+        """FT-PFN's EI at the full budget for `rows`, given the curves paid for (the context)."""
+        import torch
+        from ifbo.utils import Curve
+
+        s = self.settings
+        finite = self._curves[np.isfinite(self._curves)]
+        low, high = float(finite.min()), float(finite.max())
+        span = high - low if high > low else 1.0
+        started = np.flatnonzero(self._trained > 0)
+        keep = started[np.lexsort((-self._last_told[started], -self._trained[started]))][:MAX_CURVES]
+        context = []
+        for row in keep:
+            values = self._curves[row, :self._trained[row]]
+            epochs = np.flatnonzero(np.isfinite(values))
+            if not len(epochs):
+                continue
+            y = np.clip(1.0 - (values[epochs] - low) / span, 0.0, 1.0)
+            context.append(Curve(hyperparameters=torch.tensor(self._x[row], dtype=torch.float32),
+                                 t=torch.tensor((epochs + 1) / s.max_epochs, dtype=torch.float32),
+                                 y=torch.tensor(y, dtype=torch.float32)))
+        query = [Curve(hyperparameters=torch.tensor(self._x[row], dtype=torch.float32),
+                       t=torch.tensor([1.0], dtype=torch.float32)) for row in rows]
+        best = torch.tensor(float(np.clip(1.0 - (finite.min() - low) / span, 0.0, 1.0)), dtype=torch.float32)
+        results = self._surrogate.predict(context=context, query=query)
+        return np.array([float(result.ei(best).reshape(-1)[0]) for result in results])
+
+    def tell(self, job: Job, observation) -> None:
+        row = job.arch
+        self._running.discard(row)
+        for k, value in enumerate(observation.val_loss, start=observation.from_epoch + 1):
+            value = float(value)
+            if k <= self.settings.max_epochs and math.isfinite(value):
+                self._curves[row, k - 1] = value
+        self._trained[row] = observation.epochs
+        self._results += 1
+        self._last_told[row] = self._results
+        last = self._curves[row, observation.epochs - 1] if observation.epochs > 0 else math.nan
+        if observation.status != "OK" or observation.epochs >= self.settings.max_epochs \
+                or observation.epochs < job.epochs or not math.isfinite(last):
+            self._done[row] = True
+
+
+def hyperparameters(features: np.ndarray) -> np.ndarray:
+    """`features` [n, d] as FT-PFN's hyperparameters [n, <= 10] in [0, 1]: the first 10 principal
+    components when d > 10, each column scaled to [0, 1] (a constant column: 0)."""
+    x = np.nan_to_num(features)
+    if x.shape[1] > MAX_HYPERPARAMETERS:
+        centred = x - x.mean(axis=0)
+        _, _, vt = np.linalg.svd(centred, full_matrices=False)
+        x = centred @ vt[:MAX_HYPERPARAMETERS].T
+    low, high = x.min(axis=0), x.max(axis=0)
+    return np.where(high > low, (x - low) / np.where(high > low, high - low, 1.0), 0.0)
+
+
+def weights_folder(settings) -> Path:
+    """The folder of FT-PFN's weights (setting `weights`, else NASBENCH_FTPFN_WEIGHTS); UserError (one
+    line) saying where to get them when it is not given or does not hold them."""
+    text = settings.weights or os.environ.get(WEIGHTS_ENV, "")
+    how = ("FT-PFN's weights are downloaded by ifbo from figshare (https://figshare.com/articles/dataset/"
+           "IfBO_surrogate-compressed/31286173), which nasbench never does: on a machine with internet run "
+           "python -c \"from ifbo import FTPFN; FTPFN(target_path='DIR')\", copy DIR here and pass "
+           f"--set ftpfn.weights=DIR (or {WEIGHTS_ENV}=DIR)")
+    if not text:
+        raise UserError(f"ftpfn needs FT-PFN's weights: {how}")
+    folder = Path(text).expanduser()
+    model = folder if folder.name == ".model" else folder / ".model"
+    if not model.is_dir():
+        raise UserError(f"ftpfn: {folder} holds no .model folder; {how}")
+    from_version = {"0.0.1": ("ftpfnv0.0.1.tar.gz", "bopfn_broken_unisep_1000curves_10params_2M.pt")}
+    archive, weights = from_version.get(settings.version, (None, None))
+    if archive is None:
+        raise UserError(f"ftpfn: unknown FT-PFN version '{settings.version}'; ifbo 0.4 has 0.0.1")
+    missing = [name for name in (archive, weights) if not (model / name).is_file()]
+    if missing:
+        raise UserError(f"ftpfn: {model} does not hold {' and '.join(missing)}; {how}")
+    return model
+
+
+def load_surrogate(model_folder: Path, version: str):
+    """ifbo's FTPFN on CPU from `model_folder` (its `.model`; the archive present, so nothing is downloaded)."""
+    from ifbo import FTPFN
+
+    return FTPFN(target_path=model_folder, version=version)
