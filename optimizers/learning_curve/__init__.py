@@ -7,6 +7,7 @@ from optimizers.families import lazy_face
 
 __all__, __getattr__ = lazy_face(__name__, {   # module -> its public classes
     "dpl": ("DeepPowerLaw",),
+    "freeze_thaw": ("FreezeThawSearch",),
     "dyhpo": ("DyHPO",),
     "ftpfn": ("FTPFNSearch",),
 })

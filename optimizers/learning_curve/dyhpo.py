@@ -33,10 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.core.errors import UserError
-from optimizers.base import Algorithm, Job, SearchInputs
+from optimizers.base import SearchInputs
+from optimizers.learning_curve.freeze_thaw import FreezeThawSearch
 
 
-class DyHPO(Algorithm):
+class DyHPO(FreezeThawSearch):
     full_fidelity_setting = "max_epochs"
     name = "dyhpo"
     description = ("DyHPO (Wistuba et al. 2022): a deep-kernel GP over configuration, budget and learning curve; "
@@ -75,16 +76,9 @@ class DyHPO(Algorithm):
         x = np.asarray(inputs.features, dtype=np.float64)
         low, high = np.nanmin(x, axis=0), np.nanmax(x, axis=0)
         self._x = torch.tensor(np.nan_to_num((x - low) / np.where(high > low, high - low, 1.0)), dtype=torch.float64)
-        self._rng, self._seed = inputs.rng, int(inputs.seed)
-        self._order = iter(inputs.rng.permutation(inputs.search.n).tolist())
-        n, top = inputs.search.n, self.settings.max_epochs
-        self._curves = np.full((n, top), np.nan)             # validation losses paid for (NaN: not, or not finite)
-        self._trained = np.zeros(n, dtype=np.int64)
-        self._done = np.zeros(n, dtype=bool)                 # finished, diverged or its log ended
-        self._running: set = set()
-        self._best_at = np.full(top + 1, math.inf)           # lowest validation loss reached at each epoch
-        self._results = 0
-        self._fresh: list = []                               # unseen candidates drawn so far, not yet started
+        self._seed = int(inputs.seed)
+        self._begin(inputs)
+        self._best_at = np.full(self.settings.max_epochs + 1, math.inf)   # lowest validation loss at each epoch
         self._model, self._train, self._fitted_at = None, None, 0
 
     # -- the model ------------------------------------------------------------------------------------
@@ -183,61 +177,23 @@ class DyHPO(Algorithm):
         std = torch.sqrt(torch.clamp(var, min=1e-12))
         return mean.squeeze(1).numpy() * self._std + self._mean, std.numpy() * self._std
 
-    # -- ask / tell -----------------------------------------------------------------------------------
-    def ask(self) -> Job | None:
-        s = self.settings
-        started = int((self._trained > 0).sum()) + sum(1 for r in self._running if self._trained[r] == 0)
-        if started < s.initial or self._results == 0:
-            return self._start(next(self._order, None))
-        if self._model is None or self._results - self._fitted_at >= s.refit_every:
+    # -- the freeze-thaw loop (optimizers.learning_curve.freeze_thaw) -----------------------------------
+    def _ready(self) -> bool:
+        if self._model is None or self._results - self._fitted_at >= self.settings.refit_every:
             self._fit()
-        if self._train is None:
-            return self._start(next(self._order, None))
-        going = np.flatnonzero((self._trained > 0) & ~self._done)
-        going = going[[r not in self._running for r in going]] if self._running else going
-        while len(self._fresh) < s.pool:                  # top the unseen candidates up to `pool`
-            row = next(self._order, None)
-            if row is None:
-                break
-            self._fresh.append(row)
-        rows = np.array(list(going) + self._fresh, dtype=np.int64)
-        if not len(rows):
-            return None
-        epochs = np.minimum(self._trained[rows] + s.step_epochs, s.max_epochs)
+        return self._train is not None
+
+    def _scores(self, rows: np.ndarray) -> np.ndarray:
+        """Multi-fidelity EI at each row's next epoch, against the lowest loss reached at that epoch."""
+        from scipy.special import ndtr
+
+        epochs = self._next_epochs(rows)
         mean, std = self.predict(rows, epochs)
         overall = self._best_at.min()
         best = np.array([self._best_at[e] if math.isfinite(self._best_at[e]) else overall for e in epochs])
-        from scipy.special import ndtr
-
         std = np.maximum(std, 1e-9)
         z = (best - mean) / std
-        ei = (best - mean) * ndtr(z) + std * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
-        k = int(np.argmax(ei))
-        row = int(rows[k])
-        if self._trained[row] == 0:
-            self._fresh.remove(row)
-            return self._start(row)
-        self._running.add(row)
-        return Job(row, int(epochs[k]))
+        return (best - mean) * ndtr(z) + std * np.exp(-0.5 * z * z) / math.sqrt(2 * math.pi)
 
-    def _start(self, row) -> Job | None:
-        """Train a new architecture its first `step_epochs`."""
-        if row is None:
-            return None
-        self._running.add(row)
-        return Job(row, min(self.settings.step_epochs, self.settings.max_epochs))
-
-    def tell(self, job: Job, observation) -> None:
-        row = job.arch
-        self._running.discard(row)
-        for k, value in enumerate(observation.val_loss, start=observation.from_epoch + 1):
-            value = float(value)
-            if k <= self.settings.max_epochs and math.isfinite(value):
-                self._curves[row, k - 1] = value
-                self._best_at[k] = min(self._best_at[k], value)
-        self._trained[row] = observation.epochs
-        self._results += 1
-        last = self._curves[row, observation.epochs - 1] if observation.epochs > 0 else math.nan
-        if observation.status != "OK" or observation.epochs >= self.settings.max_epochs \
-                or observation.epochs < job.epochs or not math.isfinite(last):
-            self._done[row] = True
+    def _observed(self, row: int, epoch: int, value: float) -> None:
+        self._best_at[epoch] = min(self._best_at[epoch], value)

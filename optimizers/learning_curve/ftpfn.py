@@ -25,7 +25,6 @@ expected improvement at the full budget (ifbo's `PredictionResult.ei` over the b
 and trains it `step_epochs` further. ifBO itself samples a random horizon and threshold for a probability
 of improvement; EI at the full budget is ours, as for dpl. Needs torch and ifbo (extra `ftpfn`).
 """
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,14 +32,15 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.core.errors import UserError
-from optimizers.base import Algorithm, Job, SearchInputs
+from optimizers.base import SearchInputs
+from optimizers.learning_curve.freeze_thaw import FreezeThawSearch
 
 WEIGHTS_ENV = "NASBENCH_FTPFN_WEIGHTS"
 MAX_HYPERPARAMETERS = 10      # FT-PFN 0.0.1: "1000curves_10params"
 MAX_CURVES = 1000
 
 
-class FTPFNSearch(Algorithm):
+class FTPFNSearch(FreezeThawSearch):
     full_fidelity_setting = "max_epochs"
     name = "ftpfn"
     description = ("FT-PFN (Rakotoarison et al. 2024) through ifbo: in-context freeze-thaw, EI at the full budget, "
@@ -82,44 +82,13 @@ class FTPFNSearch(Algorithm):
         torch.set_num_threads(1)
         self._surrogate = load_surrogate(weights_folder(s), s.version)
         self._x = hyperparameters(np.asarray(inputs.features, dtype=np.float64))
-        self._order = iter(inputs.rng.permutation(inputs.search.n).tolist())
-        n = inputs.search.n
-        self._curves = np.full((n, s.max_epochs), np.nan)
-        self._trained = np.zeros(n, dtype=np.int64)
-        self._done = np.zeros(n, dtype=bool)
-        self._last_told = np.zeros(n, dtype=np.int64)       # when each architecture last reported
-        self._running: set = set()
-        self._fresh: list = []
-        self._results = 0
+        self._begin(inputs)
 
-    def ask(self) -> Job | None:
-        s = self.settings
-        started = int((self._trained > 0).sum()) + sum(1 for r in self._running if self._trained[r] == 0)
-        if started < s.initial or not np.isfinite(self._curves).any():
-            return self._start(next(self._order, None))
-        going = np.flatnonzero((self._trained > 0) & ~self._done)
-        going = going[[r not in self._running for r in going]] if self._running else going
-        while len(self._fresh) < s.pool:
-            row = next(self._order, None)
-            if row is None:
-                break
-            self._fresh.append(row)
-        rows = np.array(list(going) + self._fresh, dtype=np.int64)
-        if not len(rows):
-            return None
-        ei = self.expected_improvement(rows)
-        row = int(rows[int(np.argmax(ei))])
-        if self._trained[row] == 0:
-            self._fresh.remove(row)
-            return self._start(row)
-        self._running.add(row)
-        return Job(row, int(min(self._trained[row] + s.step_epochs, s.max_epochs)))
+    def _ready(self) -> bool:
+        return bool(np.isfinite(self._curves).any())
 
-    def _start(self, row) -> Job | None:
-        if row is None:
-            return None
-        self._running.add(row)
-        return Job(row, min(self.settings.step_epochs, self.settings.max_epochs))
+    def _scores(self, rows: np.ndarray) -> np.ndarray:
+        return self.expected_improvement(rows)
 
     def expected_improvement(self, rows: np.ndarray) -> np.ndarray:
         """FT-PFN's EI at the full budget for `rows`, given the curves paid for (the context)."""
@@ -147,21 +116,6 @@ class FTPFNSearch(Algorithm):
         best = torch.tensor(float(np.clip(1.0 - (finite.min() - low) / span, 0.0, 1.0)), dtype=torch.float32)
         results = self._surrogate.predict(context=context, query=query)
         return np.array([float(result.ei(best).reshape(-1)[0]) for result in results])
-
-    def tell(self, job: Job, observation) -> None:
-        row = job.arch
-        self._running.discard(row)
-        for k, value in enumerate(observation.val_loss, start=observation.from_epoch + 1):
-            value = float(value)
-            if k <= self.settings.max_epochs and math.isfinite(value):
-                self._curves[row, k - 1] = value
-        self._trained[row] = observation.epochs
-        self._results += 1
-        self._last_told[row] = self._results
-        last = self._curves[row, observation.epochs - 1] if observation.epochs > 0 else math.nan
-        if observation.status != "OK" or observation.epochs >= self.settings.max_epochs \
-                or observation.epochs < job.epochs or not math.isfinite(last):
-            self._done[row] = True
 
 
 def hyperparameters(features: np.ndarray) -> np.ndarray:
