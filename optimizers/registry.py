@@ -255,7 +255,7 @@ def synetune_name(word: str) -> str:
         return word
     name = word.split(":", 1)[1].strip().lower().replace("_", "-")
     name = {"randomsearch": "rs", "random-search": "rs", "tpe": "kde", "ashabore": "asha-bore",
-            "ashacqr": "asha-cqr", "moasha": "moasha", "mo-rea": "mo-rea", "morea": "mo-rea"}.get(name, name)
+            "ashacqr": "asha-cqr", "morea": "mo-rea"}.get(name, name)
     if f"st-{name}" in SYNETUNE_ALGORITHMS:
         return f"st-{name}"
     offered = ", ".join(f"synetune:{n[3:]}" for n in SYNETUNE_ALGORITHMS)

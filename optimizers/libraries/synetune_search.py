@@ -107,9 +107,7 @@ class SyneTuneSearch(Algorithm):
         self._row: dict = {}               # trial_id -> architecture row
         self._reached: dict = {}           # trial_id -> epochs trained
         self._job_trial: dict = {}         # id(job) -> trial_id
-        self._paused: set = set()          # trial ids paused by the scheduler (resumable)
         self._ready: list = []             # trial ids to train one more epoch, first come first
-        self._running: set = set()
         self._exhausted = False
 
     def _config_space(self) -> dict:
@@ -145,7 +143,6 @@ class SyneTuneSearch(Algorithm):
             return None
         if not suggestion.spawn_new_trial_id:                    # resume a paused trial
             trial_id = suggestion.checkpoint_trial_id
-            self._paused.discard(trial_id)
             return self._job(trial_id)
         row = self._snap(suggestion.config)
         if row is None:                                          # every architecture has a configuration
@@ -165,7 +162,6 @@ class SyneTuneSearch(Algorithm):
         epochs = self._reached[trial_id] + 1 if self.multi_fidelity else int(self.settings.max_epochs)
         job = Job(self._row[trial_id], min(epochs, int(self.settings.max_epochs)))
         self._job_trial[id(job)] = trial_id
-        self._running.add(trial_id)
         return job
 
     def _snap(self, config: dict) -> int | None:
@@ -184,7 +180,6 @@ class SyneTuneSearch(Algorithm):
         from syne_tune.optimizer.scheduler import SchedulerDecision
 
         trial_id = self._job_trial.pop(id(job))
-        self._running.discard(trial_id)
         trial = self._trials[trial_id]
         first = self._reached[trial_id]
         self._reached[trial_id] = observation.epochs
@@ -202,9 +197,8 @@ class SyneTuneSearch(Algorithm):
             self._forget(trial_id)
         elif decision == SchedulerDecision.CONTINUE:
             self._ready.append(trial_id)
-        elif decision == SchedulerDecision.PAUSE:
+        elif decision == SchedulerDecision.PAUSE:              # kept in _trials: suggest() may resume it
             self._scheduler.on_trial_remove(trial)
-            self._paused.add(trial_id)
         else:                                                    # STOP
             self._scheduler.on_trial_remove(trial)
             self._forget(trial_id)
@@ -225,7 +219,6 @@ class SyneTuneSearch(Algorithm):
 
     def _forget(self, trial_id: int) -> None:
         self._trials.pop(trial_id, None)
-        self._paused.discard(trial_id)
 
     def finish(self) -> None:
         state = getattr(self, "_global_state", None)
