@@ -13,6 +13,8 @@ from benchmarks.flexibert.space import hamming, load_space
 from benchmarks.flexibert.table import architectures, bert_data_dir
 from benchmarks.core.errors import UserError
 
+import cli_process
+
 REPEATED = [[60, 222], [97, 387], [174, 405], [194, 438], [198, 315], [221, 391], [229, 307], [259, 487],
             [299, 489]]
 
@@ -152,7 +154,7 @@ def test_bert_re_children_are_snapped_mutations(bert):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           env={**os.environ})
 
 

@@ -9,10 +9,12 @@ from click.testing import CliRunner
 
 from nasbench_cli.main import group
 
+import cli_process
+
 
 def run_cli(*args):
     """Run `nasbench ARGS` in a subprocess (the real entry point, with its error handling)."""
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           env={**os.environ})
 
 
@@ -120,7 +122,7 @@ def test_deeply_nested_recipe_json_is_one_line(args, ptb, tmp_path):
 def test_cache_folder_that_is_a_file_is_one_line(tmp_path):
     blocker = tmp_path / "cache-file"
     blocker.write_text("x")
-    result = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "data", "info"], capture_output=True,
+    result = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "data", "info"], capture_output=True,
                             text=True, env={**os.environ, "NASBENCH_CACHE": str(blocker / "sub")})
     assert result.returncode == 2 and "cannot use the cache folder" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

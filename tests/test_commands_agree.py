@@ -7,9 +7,11 @@ import sys
 
 import pytest
 
+import cli_process
+
 
 def nasbench(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           **kwargs)
 
 

@@ -16,6 +16,8 @@ from nasbench_cli.harness.run_description import describe_run
 from nasbench_cli.harness.runner import plan_trials
 from optimizers.registry import ALGORITHMS, check_benchmark, make_algorithm
 
+import cli_process
+
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = {"machine": "test CPU", "costs": {"ptb": {"rs": {"compute_s": 2.0, "budget": 1000.0, "workers": 1},
                                                   "hb": {"compute_s": 40.0, "budget": 1000.0, "workers": 1}}}}
@@ -38,7 +40,7 @@ def test_the_estimate_scales_the_measured_cost_to_budget_and_workers(tmp_path):
 
 def test_trials_already_in_the_folder_are_the_better_measure(tmp_path, data_dir):
     env = {**os.environ, "NASBENCH_DATA": str(data_dir), "NASBENCH_TRIAL_COST": str(tmp_path / "none.json")}
-    subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", "rs", "--trials", "1",
+    cli_process.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", "rs", "--trials", "1",
                     "--budget-hours", "10", "--out", str(tmp_path / "r"), "--json"], check=True, env=env,
                    capture_output=True)
     run = describe_run("rs", "ptb", trials=4, budget_hours=10, out=tmp_path / "r")
@@ -55,12 +57,12 @@ def test_run_prints_the_estimate_before_a_long_run_and_only_then(tmp_path, data_
     env = {**os.environ, "NASBENCH_DATA": str(data_dir), "NASBENCH_TRIAL_COST": str(table)}
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--algo", "rs", "--trials", "2", "--jobs", "1",
                "--budget-hours", "10"]
-    long = subprocess.run(command + ["--out", str(tmp_path / "a")], capture_output=True, text=True, env=env)
+    long = cli_process.run(command + ["--out", str(tmp_path / "a")], capture_output=True, text=True, env=env)
     assert long.returncode == 0, long.stderr
     assert "estimate: about 3 min of CPU for 2 trials, ~3 min on 1 process (per trial: rs ~2 min; measured on " \
            "test CPU; scaled to this budget)" in long.stderr
     table.write_text(json.dumps({"machine": "test CPU", "costs": {"ptb": {"rs": {"compute_s": 1.0, "budget": 1000.0}}}}))
-    short = subprocess.run(command + ["--out", str(tmp_path / "b")], capture_output=True, text=True, env=env)
+    short = cli_process.run(command + ["--out", str(tmp_path / "b")], capture_output=True, text=True, env=env)
     assert short.returncode == 0 and "estimate" not in short.stderr
 
 

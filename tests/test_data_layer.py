@@ -12,6 +12,8 @@ from benchmarks.cells import packed_cache
 from benchmarks.core.errors import DataError, UserError
 from benchmarks.core.registry import _LOADED, load_benchmark
 
+import cli_process
+
 
 def test_ptb_facts(ptb):
     search = ptb.search
@@ -219,7 +221,7 @@ def test_a_bad_log_is_one_line_from_the_cli(tmp_path, data_dir):
     logs = _tiny_logs(data_dir)
     logs[sorted(logs)[1]]["wall_times"][0] = -1.0
     _write_zip(tmp_path / "data/train_logs_wikitext-2/logs.zip", logs)
-    result = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "wt2",
+    result = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "wt2",
                              "--data-dir", str(tmp_path / "data")], capture_output=True, text=True,
                             env={**os.environ, "NASBENCH_CACHE": str(tmp_path / "cache")})
     assert result.returncode == 2
@@ -324,13 +326,13 @@ def test_verify_catches_a_source_changed_behind_the_cache_key(tmp_path, data_dir
     env = {**os.environ, "NASBENCH_CACHE": str(tmp_path / "cache")}
     args = [sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "wt2", "--data-dir",
             str(tmp_path / "data"), "--verify"]
-    assert subprocess.run(args, capture_output=True, text=True, env=env).returncode == 0
+    assert cli_process.run(args, capture_output=True, text=True, env=env).returncode == 0
     stat = path.stat()
     data = bytearray(path.read_bytes())
     data[-30] ^= 0xFF                                   # same size; zip's trailing comment area
     path.write_bytes(bytes(data))
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    result = subprocess.run(args, capture_output=True, text=True, env=env)
+    result = cli_process.run(args, capture_output=True, text=True, env=env)
     assert result.returncode == 1 and "verify failed" in result.stderr
 
 

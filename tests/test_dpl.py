@@ -7,6 +7,8 @@ import sys
 import numpy as np
 import pytest
 
+import cli_process
+
 pytest.importorskip("torch")
 
 from benchmarks.core.features import features  # noqa: E402
@@ -42,9 +44,9 @@ def test_dpl_runs_as_freeze_thaw_and_repeats_itself(tmp_path):
     out = tmp_path / "r"
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "lora-zh-en", "--algo", "dpl",
                "--trials", "1", "--budget-evals", "24", "--set", "dpl.ensemble=2", "--json"]
-    first = subprocess.run(command + ["--out", str(out)], capture_output=True, text=True)
+    first = cli_process.run(command + ["--out", str(out)], capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
-    again = subprocess.run(command + ["--out", str(tmp_path / "again")], capture_output=True, text=True)
+    again = cli_process.run(command + ["--out", str(tmp_path / "again")], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     a = json.loads(next(out.rglob("trial-0.json")).read_text())
     b = json.loads(next((tmp_path / "again").rglob("trial-0.json")).read_text())

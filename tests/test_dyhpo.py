@@ -9,6 +9,8 @@ import sys
 import numpy as np
 import pytest
 
+import cli_process
+
 # found, not imported: importing it at collection would cost every test process seconds
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed")
 
@@ -50,9 +52,9 @@ def test_the_deep_kernel_gp_predicts_the_next_epoch_of_held_out_curves(wt2):
 def test_dyhpo_runs_as_freeze_thaw_and_repeats_itself(tmp_path):
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "lora-zh-en", "--algo", "dyhpo",
                "--trials", "1", "--budget-evals", "30", "--set", "dyhpo.fit_steps=100", "--json"]
-    first = subprocess.run(command + ["--out", str(tmp_path / "a")], capture_output=True, text=True)
+    first = cli_process.run(command + ["--out", str(tmp_path / "a")], capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
-    again = subprocess.run(command + ["--out", str(tmp_path / "b")], capture_output=True, text=True)
+    again = cli_process.run(command + ["--out", str(tmp_path / "b")], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     a = json.loads(next((tmp_path / "a").rglob("trial-0.json")).read_text())
     b = json.loads(next((tmp_path / "b").rglob("trial-0.json")).read_text())

@@ -11,6 +11,8 @@ import sys
 import numpy as np
 import pytest
 
+import cli_process
+
 # found, not imported: importing it at collection would cost every test process seconds
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("ifbo") is None, reason="ifbo is not installed")
 
@@ -23,7 +25,7 @@ def test_without_weights_the_run_is_one_line_saying_where_to_get_them(tmp_path, 
     base = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "lora-zh-en", "--algo", "ftpfn",
             "--trials", "1", "--out", str(tmp_path / "r")]
     for extra in ([], ["--set", f"ftpfn.weights={tmp_path}"]):
-        done = subprocess.run(base + extra, capture_output=True, text=True)
+        done = cli_process.run(base + extra, capture_output=True, text=True)
         assert done.returncode == 2, done.stderr
         line = done.stderr.strip()
         assert len(line.splitlines()) == 1 and "Traceback" not in line

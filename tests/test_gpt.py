@@ -11,13 +11,15 @@ from benchmarks.core.errors import UserError
 from benchmarks.core.registry import load_benchmark
 from benchmarks.core.space import architectures, configuration_space
 
+import cli_process
+
 SPACES = ("gpt-s", "gpt-m", "gpt-l")
 COUNTS = {"gpt-s": 10_000, "gpt-m": 5_245, "gpt-l": 429}
 PPL_RANGE = {"gpt-s": (22.16, 41.92), "gpt-m": (21.14, 35.67), "gpt-l": (18.58, 29.32)}   # ../shared/README.md
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True,
                           env=env)
 
 

@@ -10,11 +10,13 @@ import pytest
 
 from benchmarks.core.errors import DataError, UserError
 
+import cli_process
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           cwd=cwd or ROOT, env={**os.environ})
 
 
@@ -232,7 +234,7 @@ def test_jobs_that_train_nothing_cannot_hang_a_trial(tmp_path):
     from nasbench_cli.harness.simulator import free_job_limit
 
     (tmp_path / "free.py").write_text(FREE_JOBS)
-    run = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", f"{tmp_path}/free.py:Free",
+    run = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", f"{tmp_path}/free.py:Free",
                           "--trials", "1", "--out", str(tmp_path / "out")],
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert run.returncode == 1 and "Traceback" not in run.stderr

@@ -5,9 +5,11 @@ import sys
 
 from benchmarks.core.paths import REPO_ROOT
 
+import cli_process
+
 
 def nasbench(*args):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True)
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True)
 
 
 def test_a_setting_the_table_refutes_stops_the_run_before_any_trial_is_written(tmp_path):
@@ -135,7 +137,7 @@ def test_a_tampered_packed_cache_is_caught_and_rebuilt(tmp_path, wt2):
     copy = cache / wt2.cache_path.name
     _tamper(copy, "test_loss", lambda loss: (loss.__setitem__((0, slice(None)), 4.0), loss)[1])
     env = {**os.environ, "NASBENCH_CACHE": str(cache)}
-    info = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "wt2",
+    info = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "wt2",
                            "--verify", "--json"], capture_output=True, text=True, env=env)
     assert info.returncode == 0, info.stderr
     facts = json.loads(info.stdout)
@@ -182,7 +184,7 @@ def test_a_tampered_gpt_cache_is_caught(tmp_path):
     shutil.copy2(packed, copy)
     _tamper(copy, "perplexity", lambda ppl: (ppl.__setitem__(7, 1.5), ppl)[1])
     env = {**os.environ, "NASBENCH_CACHE": str(cache)}
-    info = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "gpt-l",
+    info = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "data", "info", "--benchmark", "gpt-l",
                            "--verify", "--json"], capture_output=True, text=True, env=env)
     assert info.returncode == 0 and "unusable" in info.stderr, info.stderr
     with np.load(copy) as rebuilt:

@@ -10,9 +10,11 @@ import pytest
 
 from benchmarks.nmt.table import data_folder
 
+import cli_process
+
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
 
 
 def naive_hv_2d(points, reference):

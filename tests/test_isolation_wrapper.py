@@ -9,6 +9,8 @@ import textwrap
 
 import pytest
 
+import cli_process
+
 pytestmark = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
                                 reason="starting a child as another user needs root and util-linux setpriv")
 
@@ -56,12 +58,12 @@ def test_the_wrapped_child_runs_as_another_user_and_reads_nothing_private(shared
            "NASBENCH_ISOLATE_WRAPPER": "setpriv --reuid=65534 --regid=65534 --clear-groups"}
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--algo", f"{plugin}:Probe", "--trials", "1",
                "--budget-hours", "20", "--isolate", "--json"]
-    wrapped = subprocess.run(command + ["--out", str(tmp_path / "a")], capture_output=True, text=True, env=env)
+    wrapped = cli_process.run(command + ["--out", str(tmp_path / "a")], capture_output=True, text=True, env=env)
     assert wrapped.returncode == 0, wrapped.stderr
     plain_env = {k: v for k, v in env.items() if k != "NASBENCH_ISOLATE_WRAPPER"}
-    plain = subprocess.run(command + ["--out", str(tmp_path / "b")], capture_output=True, text=True, env=plain_env)
+    plain = cli_process.run(command + ["--out", str(tmp_path / "b")], capture_output=True, text=True, env=plain_env)
     assert plain.returncode == 1 and "isolation did not hold" in plain.stdout     # as root, the probe reads both
-    missing = subprocess.run(command + ["--out", str(tmp_path / "c")], capture_output=True, text=True,
+    missing = cli_process.run(command + ["--out", str(tmp_path / "c")], capture_output=True, text=True,
                              env={**env, "NASBENCH_ISOLATE_WRAPPER": "no-such-wrapper-command"})
     assert missing.returncode != 0 and "no-such-wrapper-command" in missing.stderr and "Traceback" not in missing.stderr
     record = json.loads(next((tmp_path / "a").rglob("trial-0.json")).read_text())

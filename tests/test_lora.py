@@ -15,11 +15,13 @@ from benchmarks.core.space import architectures
 from benchmarks.lora.table import FILE, bleu_curves, data_folder, parse_corpus
 from optimizers.registry import make_algorithm
 
+import cli_process
+
 SOURCE = data_folder() / FILE
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
 
 
 def records(corpus):

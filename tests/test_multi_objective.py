@@ -7,6 +7,8 @@ import sys
 import numpy as np
 import pytest
 
+import cli_process
+
 pytest.importorskip("moocore")
 
 from benchmarks.core.constraints import parse_constraints  # noqa: E402
@@ -15,7 +17,7 @@ from benchmarks.core.pareto import hypervolume, objective_space  # noqa: E402
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
 
 
 # -- hypervolume against an independent brute force ------------------------------------------------------------

@@ -18,6 +18,8 @@ from benchmarks.core.registry import load_benchmark
 from benchmarks.core.space import architectures, configuration_space, encodings
 from benchmarks.nmt.table import SCALED_TOLERANCE, data_folder, parse_pair
 
+import cli_process
+
 PAIRS = ("en-ja", "ja-en", "ru-en", "so-en", "sw-en", "zh-en")
 # ../shared/README.md: systems, BLEU range, systems without a GPU memory value, published front size
 FACTS = {"en-ja": (168, 2.20, 20.74, 0, 8), "ja-en": (150, 9.86, 16.41, 0, 5), "ru-en": (176, 2.17, 20.23, 0, 4),
@@ -26,7 +28,7 @@ DATASETS = Path(data_folder())
 
 
 def cli(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True,
                           env=env)
 
 

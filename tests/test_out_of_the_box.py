@@ -17,6 +17,8 @@ from benchmarks.core.errors import DataError
 from benchmarks.proxies import shipped
 from benchmarks.proxies.score_cache import ScoreCache, load_scores
 
+import cli_process
+
 ROOT = Path(__file__).resolve().parents[1]
 METRIC = "hidden_covariance_l1"
 
@@ -25,7 +27,7 @@ def run_cli(*args, cache=None):
     env = {**os.environ}
     if cache is not None:
         env["NASBENCH_CACHE"] = str(cache)
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           env=env, cwd=ROOT)
 
 

@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+import cli_process
+
 pytest.importorskip("torch")
 
 RNN = {"f": {"op": "linear", "input": ["x", "h_prev_0"]}, "h_new_0": {"op": "activation_tanh", "input": ["f"]}}
@@ -15,7 +17,7 @@ def run_cli(*args, cache=None):
     env = {**os.environ}
     if cache is not None:
         env["NASBENCH_CACHE"] = str(cache)
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           env=env)
 
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import cli_process
+
 
 REPO = Path(__file__).resolve().parent.parent
 BASELINE = REPO / "results" / "baselines" / "ci-ptb.json"
@@ -18,7 +20,7 @@ def test_reduced_suite_has_not_regressed(tmp_path, ptb):
                          text=True, env=env)
     assert run.returncode == 0, run.stderr[-2000:]
     assert len(list((tmp_path / "ptb").rglob("trial-*.json"))) == 96
-    check = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "check", str(tmp_path), "--baseline",
+    check = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "check", str(tmp_path), "--baseline",
                             str(BASELINE), "--json"], capture_output=True, text=True)
     print(check.stdout)
     assert check.returncode == 0, check.stdout + check.stderr

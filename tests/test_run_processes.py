@@ -12,12 +12,14 @@ import pytest
 
 from nasbench_cli.harness.run_lock import run_lock
 
+import cli_process
+
 # bo10d trials of 300 h take a few seconds each: long enough to catch the run mid-way
 SLOW_RUN = ["run", "--algo", "bo10d", "--trials", "6", "--budget-hours", "300", "--jobs", "2"]
 
 
 def nasbench(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           **kwargs)
 
 

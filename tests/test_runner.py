@@ -8,11 +8,13 @@ import time
 
 import pytest
 
+import cli_process
+
 BUDGET_H = "150"
 
 
 def nasbench(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           **kwargs)
 
 
@@ -283,7 +285,7 @@ def test_two_labelled_variants_of_one_algorithm_share_a_folder_a_report_and_a_pl
 def test_first_use_of_graph2vec_features_shows_its_progress(tmp_path):
     """Building our graph2vec features takes a minute or two on PTB the first time: the run says so and
     counts the epochs (WT2's 344 cells keep this test short)."""
-    result = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "wt2", "--algo", "bo50d",
+    result = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "wt2", "--algo", "bo50d",
                              "--trials", "1", "--budget-hours", "5", "--out", str(tmp_path / "out")],
                             capture_output=True, text=True, env={**os.environ, "NASBENCH_CACHE": str(tmp_path / "cache")})
     assert result.returncode == 0, result.stderr

@@ -10,6 +10,8 @@ import pytest
 from benchmarks.core.errors import UserError
 from benchmarks.core.space import Snapper, architectures, encodings, hyperopt_space
 
+import cli_process
+
 
 def test_catalog_offers_match_the_spaces(ptb, bert):
     from benchmarks.core.catalog import BENCHMARKS
@@ -116,7 +118,7 @@ class WantsGraph2vec(Algorithm):
 
 def test_a_plugin_needing_graph2vec_is_refused_on_bert_in_one_line(tmp_path):
     (tmp_path / "plug.py").write_text(PLUGIN)
-    run = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", f"{tmp_path}/plug.py:WantsGraph2vec",
+    run = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", f"{tmp_path}/plug.py:WantsGraph2vec",
                           "--benchmark", "bert", "--trials", "1", "--out", str(tmp_path / "out")],
                          capture_output=True, text=True, env={**os.environ})
     assert run.returncode == 2 and "Traceback" not in run.stderr
@@ -134,7 +136,7 @@ def test_the_example_plugins_run(tmp_path, spec, benchmark, hours):
     if "optuna" in spec:
         pytest.importorskip("optuna")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    run = subprocess.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", spec, "--benchmark", benchmark,
+    run = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "run", "--algo", spec, "--benchmark", benchmark,
                           "--trials", "2", "--budget-hours", hours, "--out", str(tmp_path), "--json"],
                          capture_output=True, text=True, cwd=root, env={**os.environ})
     assert run.returncode == 0, run.stderr

@@ -13,9 +13,11 @@ from benchmarks.core.errors import UserError
 from benchmarks.core.registry import load_benchmark
 from nasbench_cli.suites.definition import all_tasks, dev_benchmarks, family, load_suite, shipped
 
+import cli_process
+
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *map(str, args)], capture_output=True, text=True)
 
 
 def test_dev_and_test_partition_every_task_by_the_written_rule():

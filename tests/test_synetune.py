@@ -9,6 +9,8 @@ import sys
 import numpy as np
 import pytest
 
+import cli_process
+
 # found, not imported: importing it at collection would cost every test process seconds
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("syne_tune") is None, reason="syne-tune is not installed")
 
@@ -81,13 +83,13 @@ def test_multi_objective_schedulers_search_a_front_on_ptb(tmp_path):
     out = tmp_path / "r"
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--algo", "st-moasha,st-mo-rea", "--objectives",
                "logppl,params", "--trials", "1", "--budget-hours", "15", "--json", "--out", str(out)]
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = cli_process.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "WARNING" not in done.stderr                     # syne-tune's per-trial warnings are silenced
     for label in ("st-moasha", "st-mo-rea"):
         record = json.loads((out / "ptb" / label / "trial-0.json").read_text())
         assert record["objectives"] == ["logppl", "params"] and record["front"]
-    refused = subprocess.run(command[:6] + ["--trials", "1", "--out", str(tmp_path / "x")], capture_output=True,
+    refused = cli_process.run(command[:6] + ["--trials", "1", "--out", str(tmp_path / "x")], capture_output=True,
                              text=True)
     assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
 
@@ -112,7 +114,7 @@ def test_a_missing_library_is_one_line_naming_the_extra(monkeypatch):
 def test_runs_on_the_fine_tuning_curves_with_a_checkpoint_budget(tmp_path):
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "lora-zh-en", "--algo",
                "st-asha,st-bohb", "--trials", "1", "--budget-evals", "40", "--json", "--out", str(tmp_path)]
-    done = subprocess.run(command, capture_output=True, text=True)
+    done = cli_process.run(command, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr                    # statsmodels' FutureWarning on its generator
     for label in ("st-asha", "st-bohb"):

@@ -7,9 +7,11 @@ import sys
 
 import numpy as np
 
+import cli_process
+
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
+    return cli_process.run([sys.executable, "-m", "nasbench_cli.main", *args], capture_output=True, text=True,
                           env={**os.environ})
 
 
