@@ -56,5 +56,44 @@ def test_the_new_indicators_match_a_naive_recomputation(tmp_path):
             assert row["mean_final_regret"] == pytest.approx(np.mean(values), abs=1e-12), (indicator, label)
     text = cli("report", out, "--indicator", "igd+").stdout
     assert "IGD+ over the table's whole range" in text and "indicator igd+" in text
-    refused = cli("report", out, "--indicator", "igd+", "--at", "5")
-    assert refused.returncode == 2 and "final fronts only" in refused.stderr
+    # anytime: every trial's curve replayed from its jobs; at 5 and 10 evaluations the front of the
+    # systems looked up by then (non-dominated, recomputed here from the raw files)
+    for indicator in ("hv-range", "igd+"):
+        report = json.loads(cli("report", out, "--indicator", indicator, "--at", "5,10", "--json").stdout)
+        for at in (5, 10):
+            bench = report["at"][f"{at}evals"]["benchmarks"]["nmt-zh-en"]
+            for label, row in bench["algorithms"].items():
+                values = []
+                for path in sorted((out / "nmt-zh-en" / label).glob("trial-*.json")):
+                    seen = scaled[sorted(set(json.loads(path.read_text())["trajectory"]["arch"][:at]))]
+                    found = seen[[not ((seen <= p).all(axis=1) & (seen < p).any(axis=1)).any() for p in seen]]
+                    if indicator == "hv-range":
+                        values.append(naive_hv_2d(true, (1, 1)) - naive_hv_2d(found, (1, 1)))
+                    else:
+                        values.append(np.mean([min(np.sqrt(np.sum(np.maximum(a - z, 0) ** 2)) for a in found)
+                                               for z in true]))
+                assert row["mean_final_regret"] == pytest.approx(np.mean(values), abs=1e-12), (indicator, at, label)
+    plot = cli("plot", out, "--indicator", "igd+", "--format", "png", "--out", tmp_path / "fig", "--json")
+    assert plot.returncode == 0, plot.stderr
+    assert any(Path(f).name == "nmt-zh-en-regret-vs-time.png" for f in json.loads(plot.stdout)["files"])
+
+
+def test_an_indicator_curve_ends_on_the_value_of_the_final_front(ptb):
+    """On ptb (validation picks the front, test scores it), the replayed curve's last value is the final
+    front's value, and every value lies in the indicator's range. (Its speed: scripts/bench_hv_regret.py.)"""
+    from benchmarks.core.front_regret import front_trajectory
+    from benchmarks.core.pareto import objective_space
+    from nasbench_cli.results.indicators import indicator_measure, final_indicators
+
+    space = objective_space(ptb, ("logppl", "params"))
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, ptb.search.n, size=400)
+    reached = rng.integers(1, ptb.search.max_epochs + 1, size=400)
+    for name in ("hv-range", "igd+"):
+        out = front_trajectory(ptb, space, rows, reached, indicator_measure(ptb, space, name))
+        ids = ptb.search.ids
+        record = {"benchmark": "ptb", "objectives": ["logppl", "params"], "final_regret": 0.0,
+                  "front": [[int(ids[r]), int(e)] for r, e in out["front"]]}
+        assert out["regret"][-1] == pytest.approx(final_indicators(record, ptb)[name], abs=1e-12)
+        finite = np.array([v for v in out["regret"] if v is not None])
+        assert len(finite) and (finite >= 0).all() and (finite <= (1.0 if name == "hv-range" else np.sqrt(2))).all()

@@ -98,6 +98,17 @@ def test_run_and_report_a_suite(tmp_path):
     assert trim_mean(np.array([0.0, 1.0, 2.0, 3.0]), 0.25) == 1.5            # IQM: the middle half's mean
     again = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)
     assert again["algorithms"] == report["algorithms"]                     # the bootstrap is seeded
+    # anytime: at 100% of the budget the table's IQM; at 30% re's trials cut there, recomputed here
+    anytime = report["anytime"]
+    assert anytime["fractions"][-1] == 1.0 and anytime["iqm"]["rs"][-1] == pytest.approx(rs["iqm"])
+    from nasbench_cli.results.truncate import record_at
+
+    cut = []
+    for task in shipped()["smoke"].tasks:
+        records = [json.loads(p.read_text()) for p in sorted((out / task.name / task.benchmark / "re").glob("trial-*.json"))]
+        cut.append(normalised([record_at(r, 0.3 * r["budget_s"]) for r in records], load_benchmark(task.benchmark)))
+    assert anytime["iqm"]["re"][anytime["fractions"].index(0.3)] == pytest.approx(trim_mean(np.concatenate(cut), 0.25))
+    assert "anytime: IQM of normalised regret" in cli("report", "--suite", "smoke", out).stdout
     # the CI gate, task by task: a baseline per task; a task's results gone fails the gate
     baselines = tmp_path / "baselines"
     assert cli("check", "--suite", "smoke", out, "--write-baseline", baselines).returncode == 0

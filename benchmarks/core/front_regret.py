@@ -96,10 +96,12 @@ class TrialFront:
         return self.rows[k], self.epochs[k]
 
 
-def front_trajectory(benchmark, space: ObjectiveSpace, arch_rows, reached_epochs) -> dict:
+def front_trajectory(benchmark, space: ObjectiveSpace, arch_rows, reached_epochs, measure=None) -> dict:
     """Regret per job (HV regret with two or more objectives; constrained regret with one), the
     incumbent (row, epoch) per job and the final front, for a trial that trained `arch_rows[j]` to
-    `reached_epochs[j]` epochs at job j. `benchmark` must hold its test losses."""
+    `reached_epochs[j]` epochs at job j. `benchmark` must hold its test losses. `measure(points)`, if
+    given, replaces the HV regret: it maps the front's test-scored points (minimised objectives, one row
+    each, feasible on test) to a number (other indicators: `nasbench_cli.results.indicators`)."""
     test = benchmark.test_loss
     front = TrialFront(space, benchmark.search)
     single = len(space.objectives) == 1
@@ -108,20 +110,27 @@ def front_trajectory(benchmark, space: ObjectiveSpace, arch_rows, reached_epochs
     for row, reached in zip(arch_rows, reached_epochs):
         changed = front.update(int(row), int(reached))
         if changed:
-            regret = _regret(front, space, test, single, l_star)
+            regret = _regret(front, space, test, single, l_star) if measure is None \
+                else (measure(scored_points(front, space, test)) if front.rows else None)
         regrets.append(regret)
         incumbents.append(front.incumbent())
     final = sorted(zip(front.rows, front.epochs), key=lambda p: (float(test[p[0], p[1] - 1]), p[0]))
     return {"regret": regrets, "incumbent": incumbents, "front": final, "l_star": l_star}
 
 
+def scored_points(front: TrialFront, space: ObjectiveSpace, test) -> np.ndarray:
+    """The front's members with their test loss in place of the validation loss, those feasible on test."""
+    col = space.loss_column
+    scored = front.vectors.copy()
+    scored[:, col] = test[np.array(front.rows, dtype=np.int64), np.array(front.epochs, dtype=np.int64) - 1]
+    return scored[space.loss_feasible(scored[:, col]) & np.isfinite(scored[:, col])]
+
+
 def _regret(front: TrialFront, space: ObjectiveSpace, test, single: bool, l_star: float):
     if not front.rows:
         return None
     col = space.loss_column
-    scored = front.vectors.copy()
-    scored[:, col] = test[np.array(front.rows), np.array(front.epochs) - 1]
-    scored = scored[space.loss_feasible(scored[:, col]) & np.isfinite(scored[:, col])]
+    scored = scored_points(front, space, test)
     if single:
         return float(scored[:, col].min()) - l_star if len(scored) else None
     regret = space.true_hv - hypervolume(space.normalise(scored), space.reference)

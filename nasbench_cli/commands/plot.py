@@ -26,9 +26,12 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
                    "<suite>-iqm (IQM and mean of normalised regret with 95% stratified-bootstrap intervals) and "
                    "<suite>-critical-difference (over the tasks every algorithm ran) and, when some algorithms skip tasks, "
                    "<suite>-critical-difference-all-tasks (the algorithms that ran every task, over all tasks).")
+@click.option("--indicator", type=click.Choice(["hv", "hv-range", "igd+"]), default="hv", show_default=True,
+              help="Multi-objective runs: what the regret figures draw (as `report --indicator`; the axis names it). "
+                   "hv: the recorded HV regret; hv-range and igd+: recomputed job by job from the trials' jobs.")
 @json_option
 def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, band_kind, title, width_in, as_json,
-         suite_text=None):
+         suite_text=None, indicator="hv"):
     """Draw the figures of each benchmark from the trial files of `nasbench run`.
 
     \b
@@ -70,6 +73,10 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, b
             runs = results.runs[benchmark]
             results.runs[benchmark] = {label: runs[label] for label in order if label in runs}
     verify_against_data(results)
+    if indicator != "hv":
+        from nasbench_cli.results.indicators import with_indicator
+
+        results = with_indicator(results, indicator)
     out = Path(out_dir) if out_dir else Path(results_dirs[0]) / "figures"
     several = len(results.benchmarks) >= 2
     total = sum(len(figures_for(results.runs[b])) for b in results.benchmarks) + several

@@ -48,10 +48,7 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
     if indicator != "hv":
         from nasbench_cli.results.indicators import with_indicator
 
-        if at_text:
-            raise UserError(f"--at reads the recorded HV regret curve; --indicator {indicator} is computed from the "
-                            "final fronts only")
-        results = with_indicator(results, indicator)
+        results = with_indicator(results, indicator)      # curves too: --at cuts them
     from nasbench_cli.results.truncate import parse_hours, results_at
 
     hours = parse_hours(at_text) if at_text else []
@@ -94,6 +91,12 @@ def _suite_report(results_dirs, suite_text, as_json):
                    f"{row['iqm_ci95'][0]:7.3f}-{row['iqm_ci95'][1]:<7.3f}  {row['mean']:6.3f} "
                    f"{row['mean_ci95'][0]:7.3f}-{row['mean_ci95'][1]:<7.3f}  {row['mean_rank']:9.2f}  "
                    + ("      -" if p is None else f"{p:7.2f}"))
+    anytime = data["anytime"]
+    click.echo("anytime: IQM of normalised regret (mean rank) with every trial cut at a share of its budget")
+    click.echo(f"{'algorithm':<12} " + " ".join(f"{f:>13.0%}" for f in anytime["fractions"]))
+    for label in sorted(anytime["iqm"], key=lambda name: data["algorithms"][name]["iqm"]):
+        click.echo(f"{label:<12} " + " ".join("            -" if v is None else f"{v:6.3f} ({r:4.2f})"
+                                             for v, r in zip(anytime["iqm"][label], anytime["mean_rank"][label])))
     for cd, what in ((data["critical_difference"], f"the {len(data['cd_tasks'])} tasks every algorithm ran"),
                      (data["critical_difference_all_tasks"], "all tasks, the algorithms that ran each")):
         if cd:

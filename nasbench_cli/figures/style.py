@@ -72,7 +72,9 @@ def regret_meaning(benchmark: str, per_algo: dict | None = None) -> str:
     first = next((rs[0] for rs in (per_algo or {}).values() if rs), {})
     if first.get("objectives"):
         within = f" within {' and '.join(first['constraints'])}" if first.get("constraints") else ""
-        return f"hypervolume regret on {','.join(first['objectives'])}{within} (normalised)"
+        what = {"hv-range": "hypervolume regret over the table's range", "igd+": "IGD+ over the table's range"}.get(
+            first.get("indicator"), "hypervolume regret")
+        return f"{what} on {','.join(first['objectives'])}{within} (normalised)"
     meaning = REGRET_MEANINGS.get(benchmark, "test log-perplexity − L*")
     if first.get("constraints"):
         meaning = meaning.replace("L*", "best feasible").replace("the 500", "the feasible").replace(

@@ -10,7 +10,9 @@ final front and the table (the data must be at hand):
 - `igd+`: IGD+ (Ishibuchi et al. 2015) in the same range-normalised space: the mean over true-front points
   z of the distance from the nearest found point a, counting only where a is worse (sqrt(sum max(a - z,
   0)^2)); 0 when the true front was found; a trial with no front scores the worst, sqrt(k).
-All three: lower is better; 0 means the true front.
+All three: lower is better; 0 means the true front. Each is also a curve over the trial's jobs
+(`indicator_curve`: the recorded jobs replayed, as the trial scored its HV regret), so `report --at`,
+`plot` and the anytime tables work with every indicator.
 """
 import math
 
@@ -39,32 +41,62 @@ def table_range(benchmark, space) -> tuple[np.ndarray, np.ndarray]:
     return low, np.where(high > low, high, low + 1.0)
 
 
-def final_indicators(record: dict, benchmark) -> dict:
-    """{"hv", "hv-range", "igd+"} of one multi-objective trial's final front (see the module docstring)."""
-    from benchmarks.core.pareto import hypervolume, objective_space
+def indicator_measure(benchmark, space, name: str):
+    """`name`'s value (`hv-range` or `igd+`) of a set of test-scored points (minimised objectives, one
+    row each), as a function: the argument `measure` of `front_trajectory`."""
+    from benchmarks.core.pareto import hypervolume
+
+    low, high = table_range(benchmark, space)
+    true = (space.front_points - low) / (high - low)
+    reference = np.ones(len(space.objectives))
+    true_hv = hypervolume(true, reference)
+
+    def hv_range(points: np.ndarray) -> float:
+        found = (points - low) / (high - low)
+        return max(0.0, float(true_hv - (hypervolume(found, reference) if len(found) else 0.0)))
+
+    def igd_plus(points: np.ndarray) -> float:
+        if not len(points):
+            return math.sqrt(len(space.objectives))
+        gaps = np.maximum((points - low) / (high - low) - true[:, None, :], 0.0)
+        return float(np.sqrt((gaps ** 2).sum(axis=2)).min(axis=1).mean())
+
+    return {"hv-range": hv_range, "igd+": igd_plus}[name]
+
+
+def _space(record: dict, benchmark):
+    from benchmarks.core.pareto import objective_space
     from benchmarks.core.problem import scoring_problem
 
     objectives, constraints = scoring_problem(record["benchmark"], record["objectives"], record.get("constraints") or ())
-    space = objective_space(benchmark, objectives, constraints)
-    low, high = table_range(benchmark, space)
-    found = (_points(benchmark, space, [tuple(p) for p in record.get("front") or []]) - low) / (high - low)
-    true = (space.front_points - low) / (high - low)
-    reference = np.ones(len(objectives))
-    true_hv = hypervolume(true, reference)
-    hv_range = true_hv - (hypervolume(found, reference) if len(found) else 0.0)
-    if len(found):
-        gaps = np.maximum(found[None, :, :] - true[:, None, :], 0.0)
-        igd_plus = float(np.sqrt((gaps ** 2).sum(axis=2)).min(axis=1).mean())
-    else:
-        igd_plus = math.sqrt(len(objectives))
+    return objective_space(benchmark, objectives, constraints)
+
+
+def final_indicators(record: dict, benchmark) -> dict:
+    """{"hv", "hv-range", "igd+"} of one multi-objective trial's final front (see the module docstring)."""
+    space = _space(record, benchmark)
+    found = _points(benchmark, space, [tuple(p) for p in record.get("front") or []])
     final = record.get("final_regret")
-    return {"hv": math.nan if final is None else float(final), "hv-range": max(0.0, float(hv_range)),
-            "igd+": igd_plus}
+    return {"hv": math.nan if final is None else float(final),
+            **{name: indicator_measure(benchmark, space, name)(found) for name in ("hv-range", "igd+")}}
+
+
+def indicator_curve(record: dict, benchmark, name: str) -> list:
+    """Indicator `name` (`hv-range` or `igd+`) after each job of a multi-objective trial: its front
+    replayed from the recorded jobs (`trajectory.arch`, `.epochs`) exactly as the trial scored it
+    (`benchmarks.core.front_regret`); None before the first front member, as the recorded HV curve."""
+    from benchmarks.core.front_regret import front_trajectory
+
+    space = _space(record, benchmark)
+    traj = record["trajectory"]
+    rows = benchmark.search.indices_of(traj["arch"])
+    return front_trajectory(benchmark, space, rows, traj["epochs"], indicator_measure(benchmark, space, name))["regret"]
 
 
 def with_indicator(results, name: str):
-    """`results` with each multi-objective record's `final_regret` replaced by indicator `name` (a copy;
-    single-objective records unchanged), and `indicator` set on each; `hv` returns `results` itself."""
+    """`results` with each multi-objective record's `final_regret` and regret curve
+    (`trajectory.regret`) replaced by indicator `name` (a copy; single-objective records unchanged), and
+    `indicator` set on each; `hv` returns `results` itself."""
     import copy
 
     from benchmarks.core.errors import UserError
@@ -83,7 +115,9 @@ def with_indicator(results, name: str):
             changed = []
             for record in records:
                 if record.get("objectives"):
-                    record = {**record, "final_regret": final_indicators(record, benchmark)[name], "indicator": name}
+                    trajectory = {**record["trajectory"], "regret": indicator_curve(record, benchmark, name)}
+                    record = {**record, "final_regret": final_indicators(record, benchmark)[name],
+                              "trajectory": trajectory, "indicator": name}
                 changed.append(record)
             out.runs[benchmark_name][label] = changed
     return out

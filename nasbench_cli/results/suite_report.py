@@ -18,6 +18,10 @@ normalised regret within a task, among the algorithms that ran it), the probabil
 diagrams (`nasbench_cli.results.critical_difference`): every algorithm over the tasks all of them ran, and
 the algorithms that ran every task over all the suite's tasks.
 
+**Anytime**: the same IQM (and mean rank) with every trial cut at 1%, 3%, 10%, 30% and 100% of its
+budget (in the task's own clock: hours, evaluations or checkpoints), so the algorithms compare early as
+well as at the end (`ANYTIME_FRACTIONS`); a trial with nothing yet counts as the module's worst value.
+
 **Overtuning** (tasks with separate validation and test, ptb and wt2): per algorithm, the mean validation
 regret of the final incumbent beside its test regret, and the share of trials whose best-by-validation
 (cell, epoch) was not the best by test among the (cell, epoch) pairs it trained.
@@ -28,6 +32,7 @@ import numpy as np
 
 REFERENCES = ("rs", "top1e")
 BOOTSTRAP_RESAMPLES = 2000
+ANYTIME_FRACTIONS = (0.01, 0.03, 0.1, 0.3, 1.0)   # of each trial's budget
 
 
 def _admitted(benchmark, constraints) -> np.ndarray:
@@ -115,6 +120,42 @@ def overtuning(records, benchmark) -> dict | None:
             "not_best_by_test": missed / len(val_regrets), "trials": len(val_regrets)}
 
 
+def _mean_ranks(per_task_means: list[dict], labels) -> dict:
+    """Each label's mean over tasks of its rank (1 = lowest) among the labels that ran the task."""
+    from scipy.stats import rankdata
+
+    ranks = {label: [] for label in labels}
+    for means in per_task_means:
+        present = [label for label in labels if label in means]
+        for label, rank in zip(present, rankdata([means[label] for label in present])):
+            ranks[label].append(float(rank))
+    return {label: float(np.mean(values)) for label, values in ranks.items() if values}
+
+
+def anytime_table(per_task: dict, labels) -> dict:
+    """IQM of normalised regret and mean rank per algorithm with every trial cut at each of
+    `ANYTIME_FRACTIONS` of its budget (the module docstring): {"fractions", "iqm": {label: [...]},
+    "mean_rank": {label: [...]}}."""
+    from nasbench_cli.results.truncate import record_at
+
+    table = {"fractions": list(ANYTIME_FRACTIONS), "iqm": {label: [] for label in labels},
+             "mean_rank": {label: [] for label in labels}}
+    for fraction in ANYTIME_FRACTIONS:
+        values, means = {label: [] for label in labels}, []
+        for runs in per_task.values():
+            benchmark = runs["__benchmark__"]
+            cut = {label: normalised([record_at(r, fraction * r["budget_s"]) for r in records], benchmark)
+                   for label, records in runs["__records__"].items()}
+            for label, v in cut.items():
+                values[label].append(v)
+            means.append({label: float(v.mean()) for label, v in cut.items()})
+        ranks = _mean_ranks(means, labels)
+        for label in labels:
+            table["iqm"][label].append(iqm(np.concatenate(values[label])) if values[label] else None)
+            table["mean_rank"][label].append(ranks.get(label))
+    return table
+
+
 def suite_report(suite, root) -> dict:
     """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready."""
     from pathlib import Path
@@ -141,10 +182,11 @@ def suite_report(suite, root) -> dict:
             if found:
                 overtuned.setdefault(task.name, {})[label] = found
         per_task[task.name]["__records__"] = runs
+        per_task[task.name]["__benchmark__"] = benchmark
     if not per_task:
         raise UserError(f"no results of suite '{suite.name}' under {root} (expected {root}/<task>/, e.g. "
                         f"{root / suite.tasks[0].name}); run `nasbench run --suite {suite.name} --out {root}` first")
-    labels = list(dict.fromkeys(label for runs in per_task.values() for label in runs if label != "__records__"))
+    labels = list(dict.fromkeys(label for runs in per_task.values() for label in runs if not label.startswith("__")))
     algorithms = {}
     for label in labels:
         groups = [runs[label] for runs in per_task.values() if label in runs]
@@ -152,22 +194,17 @@ def suite_report(suite, root) -> dict:
         algorithms[label] = {"tasks": len(groups), "trials": int(len(values)),
                              "mean": float(values.mean()), "mean_ci95": stratified_interval(groups, np.mean),
                              "iqm": iqm(values), "iqm_ci95": stratified_interval(groups, iqm)}
-    ranks = {label: [] for label in labels}
-    for runs in per_task.values():
-        present = [label for label in labels if label in runs]
-        means = np.array([runs[label].mean() for label in present])
-        from scipy.stats import rankdata
-
-        for label, rank in zip(present, rankdata(means)):
-            ranks[label].append(float(rank))
+    ranks = _mean_ranks([{label: runs[label].mean() for label in labels if label in runs}
+                         for runs in per_task.values()], labels)
     for label in labels:
-        algorithms[label]["mean_rank"] = float(np.mean(ranks[label]))
+        algorithms[label]["mean_rank"] = ranks[label]
         if "rs" in labels and label != "rs":
             shared = [runs for runs in per_task.values() if label in runs and "rs" in runs]
             algorithms[label]["p_improvement_over_rs"] = float(np.mean(
                 [probability_of_improvement(runs[label], runs["rs"]) for runs in shared])) if shared else None
     from nasbench_cli.results.critical_difference import critical_difference
 
+    anytime = anytime_table(per_task, labels)
     every = [name for name, runs in per_task.items() if all(label in runs for label in labels)]
     cd = None            # every algorithm, over the tasks all of them ran
     if len(every) >= 2 and len(labels) >= 3:
@@ -195,4 +232,5 @@ def suite_report(suite, root) -> dict:
     return {"suite": suite.name, "version": suite.version, "tasks": list(per_task),
             "normalisation": "single-objective: regret / (median architecture - best); multi-objective: "
                              "HV regret / true HV", "algorithms": algorithms, "critical_difference": cd,
-            "cd_tasks": every, "critical_difference_all_tasks": cd_all, "overtuning": overtuned, "notes": notes}
+            "cd_tasks": every, "critical_difference_all_tasks": cd_all, "anytime": anytime, "overtuning": overtuned,
+            "notes": notes}
