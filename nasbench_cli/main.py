@@ -61,7 +61,8 @@ def group():
 
     Benchmarks: NAS-Bench-NLP's recurrent cells (ptb, wt2), NAS-Bench-BERT (bert), HW-GPT-Bench's
     GPT-2 decoders (gpt-s, gpt-m, gpt-l), NMTHPO's translation systems (nmt-en-ja, nmt-ja-en,
-    nmt-ru-en, nmt-so-en, nmt-sw-en, nmt-zh-en; family nmt) and NMTLC's LoRA fine-tuning curves
+    nmt-ru-en, nmt-so-en, nmt-sw-en, nmt-zh-en; family nmt; each also as nmt-<pair>-updates on a
+    cost-aware clock, family nmt-updates) and NMTLC's LoRA fine-tuning curves
     (lora-fr-en, lora-zh-en; family lora); `nasbench list` names the algorithms. An algorithm that
     "trains" an architecture is charged the recorded wall time of those epochs and sees the recorded
     validation losses; regret is measured on the test side, which it never sees.

@@ -61,8 +61,9 @@ def test_the_command_line_describes_every_benchmark():
 
     top = nasbench("--help").stdout
     data = nasbench("data", "--help").stdout
-    for name in BENCHMARKS:
-        assert name in top, name
+    for name, spec in BENCHMARKS.items():
+        assert (name.removesuffix("-updates") if spec.clock == "updates" else name) in top, name
+    assert "nmt-<pair>-updates" in top and "cost-aware" in top
     assert "NAS-Bench-NLP data" not in data and "gpt" in data
 
 
@@ -89,13 +90,20 @@ def test_run_help_lists_every_benchmarks_objectives_and_budget_from_the_catalog(
 
     from benchmarks.core.catalog import FAMILIES
 
+    from benchmarks.core.catalog import FAMILY_PATTERNS, NMT_DEFAULT_BUDGET, NMT_MEDIAN_UPDATES
+    from benchmarks.nmt.table import pair_of
+
     text = " ".join(nasbench("run", "--help").stdout.split())
-    family = {member: f"{f}-*" for f, members in FAMILIES.items() for member in members}
+    family = {member: FAMILY_PATTERNS[f] for f, members in FAMILIES.items() for member in members}
     for name, spec in BENCHMARKS.items():        # named itself, or with its family (`nmt-*`) or a list
         names = "|".join(re.escape(n) for n in (name, family.get(name, name)))
         if len(spec.objectives) > 1:
             assert re.search(rf"(^|[ ,(])({names})(, [\w*-]+)*: {re.escape(', '.join(spec.objectives))}(;|\))", text), name
-        assert re.search(rf"(^|[ ,(])({names})(, [\w*-]+)* {spec.default_budget:g}\b", text), name
+        if spec.clock == "updates":              # one rule for the family, each pair's budget from its data
+            assert f"nmt-*-updates the training updates of {NMT_DEFAULT_BUDGET} median systems of the pair" in text
+            assert spec.default_budget == NMT_DEFAULT_BUDGET * NMT_MEDIAN_UPDATES[pair_of(name)]
+        else:
+            assert re.search(rf"(^|[ ,(])({names})(, [\w*-]+)* {spec.default_budget:g}\b", text), name
 
 
 def test_the_fronts_legend_counts_the_true_front_as_report_does():

@@ -10,7 +10,7 @@ from test_plot import run_cli
     (["--algo", "hbb"], "unknown algorithm hbb (did you mean 'hb' or 'phb'?)"),
     (["--algo", "rs50"], "(did you mean 'rs50e' or 'rs10e'?)"),
     (["--algo", "lcob"], "(did you mean 'lcbo'?)"),
-    (["--algo", "hb", "--benchmark", "ptbb"], "'ptbb' is not one of bert, gpt-l, gpt-m, gpt-s, lora-fr-en, lora-zh-en, nmt-en-ja, nmt-ja-en, nmt-ru-en, nmt-so-en, nmt-sw-en, nmt-zh-en, ptb, wt2, lora, nmt (did you mean 'ptb'?)"),
+    (["--algo", "hb", "--benchmark", "ptbb"], "'ptbb' is not one of bert, gpt-l, gpt-m, gpt-s, lora-fr-en, lora-zh-en, nmt-en-ja, nmt-en-ja-updates, nmt-ja-en, nmt-ja-en-updates, nmt-ru-en, nmt-ru-en-updates, nmt-so-en, nmt-so-en-updates, nmt-sw-en, nmt-sw-en-updates, nmt-zh-en, nmt-zh-en-updates, ptb, wt2, lora, nmt, nmt-updates (did you mean 'ptb'?)"),
 ])
 def test_misspelt_names_get_the_closest_ones(tmp_path, capsys, args, hint):
     code, _, err = run_cli(capsys, "run", *args, "--trials", "1", "--out", tmp_path)

@@ -14,7 +14,7 @@ from benchmarks.core.errors import DataError
 from benchmarks.core.objectives import architecture_values, known_before_training
 from benchmarks.core.pareto import objective_space
 from benchmarks.core.problem import scoring_problem
-from benchmarks.core.registry import load_benchmark
+from benchmarks.core.registry import get_spec, load_benchmark
 from benchmarks.core.space import architectures, configuration_space, encodings
 from benchmarks.nmt.table import SCALED_TOLERANCE, data_folder, parse_pair
 
@@ -210,3 +210,36 @@ def test_transfer_between_pairs_matches_a_recomputation_from_the_files(tmp_path)
         assert result["metrics"][metric]["shared"][0][1] == len(shared) == 141
         assert result["metrics"][metric]["kendall_tau"][0][1] == pytest.approx(expected, abs=1e-12)
     assert result["metrics"]["bleu"]["kendall_tau"][0][3] is None        # en-ja and so-en share no configuration
+
+
+def test_the_cost_aware_clock_charges_each_evaluation_its_training_updates(tmp_path):
+    """nmt-<pair>-updates: the same systems and scores; an evaluation costs its recorded training updates
+    (the `.evals` file's fourth column), the budget counts updates, and rs proposes the same systems as on
+    the evaluation clock (its proposals do not read the clock)."""
+    from benchmarks.core.catalog import NMT_DEFAULT_BUDGET, NMT_MEDIAN_UPDATES
+
+    for pair, median in NMT_MEDIAN_UPDATES.items():
+        updates = np.loadtxt(Path(data_folder()) / f"{pair}.evals")[:, 3]
+        assert median == np.median(updates)
+        spec = get_spec(f"nmt-{pair}-updates")
+        assert spec.clock == "updates" and spec.default_budget == NMT_DEFAULT_BUDGET * median
+    updates = np.loadtxt(Path(data_folder()) / "zh-en.evals")[:, 3]
+    costly, plain = load_benchmark("nmt-zh-en-updates"), load_benchmark("nmt-zh-en")
+    assert np.array_equal(costly.search.wall_time_s[:, 0], updates)
+    assert np.array_equal(costly.test_loss, plain.test_loss) and costly.checksum == plain.checksum
+    out = tmp_path / "r"
+    done = cli("run", "--benchmark", "nmt-zh-en-updates,nmt-zh-en", "--algo", "rs", "--trials", "2",
+               "--budget-evals", "500000", "--out", out)
+    assert done.returncode == 0, done.stderr
+    for k in range(2):
+        record = json.loads((out / "nmt-zh-en-updates" / "rs" / f"trial-{k}.json").read_text())
+        traj = record["trajectory"]
+        assert traj["time_s"] == list(np.cumsum(updates[traj["arch"]]))        # one worker: updates add up
+        assert record["simulated_time_s"] <= record["budget_s"] == 500000.0
+        assert traj["time_s"][-1] + updates.max() > 500000.0 or len(traj["arch"]) == len(updates)
+        plain_arch = json.loads((out / "nmt-zh-en" / "rs" / f"trial-{k}.json").read_text())["trajectory"]["arch"]
+        assert traj["arch"] == plain_arch[:len(traj["arch"])]
+    report = cli("report", out, "--benchmark", "nmt-zh-en-updates")
+    assert report.returncode == 0 and "training updates" in report.stdout and "updates to" in report.stdout
+    refused = cli("run", "--benchmark", "nmt-zh-en-updates", "--algo", "rs", "--budget-hours", "3", "--out", out)
+    assert refused.returncode == 2 and "training updates (--budget-evals N" in refused.stderr

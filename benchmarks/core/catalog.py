@@ -19,30 +19,32 @@ class BenchmarkSpec:
     encoding_kind: str = "encoding"        # the feature kind of its search space's own encoding
     objectives: tuple = ("logppl", "params", "flops", "epoch_s")   # benchmarks.core.objectives; the loss first
     clock: str = "hours"                   # what the simulated clock counts: "hours" (recorded training
-    #                                        seconds), "evaluations" (no training time recorded: 1 per evaluation)
-    #                                        or "checkpoints" (curves without times: 1 per checkpoint trained)
+    #                                        seconds), "evaluations" (no training time recorded: 1 per evaluation),
+    #                                        "checkpoints" (curves without times: 1 per checkpoint trained) or
+    #                                        "updates" (cost-aware: an evaluation costs its recorded training updates)
 
     @property
     def counts(self) -> bool:
-        """True when the clock counts units (evaluations or checkpoints) rather than recorded hours; its
-        budget is then `--budget-evals N`."""
+        """True when the clock counts units (evaluations, checkpoints or training updates) rather than
+        recorded hours; its budget is then `--budget-evals N`."""
         return self.clock != "hours"
 
     @property
     def clock_unit_s(self) -> float:
         """Clock seconds per displayed unit: 3600 (hours of recorded training time), or 1 (one evaluation,
-        or one checkpoint trained)."""
+        one checkpoint trained, or one training update)."""
         return 1.0 if self.counts else 3600.0
 
     @property
     def clock_label(self) -> str:
-        """The x-axis and budget wording: 'simulated hours', 'evaluations' or 'checkpoints'."""
-        return {"evaluations": "evaluations", "checkpoints": "checkpoints"}.get(self.clock, "simulated hours")
+        """The x-axis and budget wording: 'simulated hours', 'evaluations', 'checkpoints' or 'training updates'."""
+        return {"evaluations": "evaluations", "checkpoints": "checkpoints", "updates": "training updates"}.get(
+            self.clock, "simulated hours")
 
     @property
     def clock_short(self) -> str:
-        """The unit suffix in tables and --at grids: 'h', 'evals' or 'ckpts'."""
-        return {"evaluations": "evals", "checkpoints": "ckpts"}.get(self.clock, "h")
+        """The unit suffix in tables and --at grids: 'h', 'evals', 'ckpts' or 'updates'."""
+        return {"evaluations": "evals", "checkpoints": "ckpts", "updates": "updates"}.get(self.clock, "h")
 
 
 CELL_OFFERS = frozenset({"sample", "mutate", "neighbours", "encoding", "distance", "configspace", "epochs",
@@ -55,10 +57,24 @@ NMT_OFFERS = FLEXIBERT_OFFERS
 NMT_OBJECTIVES = ("bleu", "decode_s", "memory", "params", "updates", "ppl")
 NMT_PAIRS = {"en-ja": 168, "ja-en": 150, "ru-en": 176, "so-en": 604, "sw-en": 767, "zh-en": 118}
 NMT_DEFAULT_BUDGET = 50
+# each pair's median training updates to convergence (the `.evals` files' 4th column; a test checks them):
+# the cost-aware variants' default budget is NMT_DEFAULT_BUDGET median systems' worth of updates
+NMT_MEDIAN_UPDATES = {"en-ja": 446_000, "ja-en": 402_000, "ru-en": 44_000, "so-en": 34_000, "sw-en": 36_000,
+                      "zh-en": 40_000}
+NMT_COST_SUFFIX = "-updates"
 
 
-def _nmt_spec(pair: str, systems: int) -> BenchmarkSpec:
-    """One of NMTHPO's language pairs (benchmarks.nmt): single evaluation, a clock that counts evaluations."""
+def _nmt_spec(pair: str, systems: int, cost_aware: bool = False) -> BenchmarkSpec:
+    """One of NMTHPO's language pairs (benchmarks.nmt): single evaluation; a clock that counts evaluations,
+    or (`cost_aware`, `nmt-<pair>-updates`) one where an evaluation costs its recorded training updates."""
+    if cost_aware:
+        budget = NMT_DEFAULT_BUDGET * NMT_MEDIAN_UPDATES[pair]
+        return BenchmarkSpec(f"nmt-{pair}{NMT_COST_SUFFIX}", f"NMTHPO {pair} on a cost-aware clock: the systems of "
+                             f"nmt-{pair}, each evaluation charged its recorded training updates; budget in updates "
+                             f"(default {budget:,}: {NMT_DEFAULT_BUDGET} median systems)", f"datasets/{pair}.evals",
+                             None, max_epochs=1, default_budget=float(budget), single_fidelity=True,
+                             objective="BLEU points", reach_thresholds=(1.0, 0.5), loader="benchmarks.nmt.table",
+                             offers=NMT_OFFERS, encoding_kind="nmt-encoding", objectives=NMT_OBJECTIVES, clock="updates")
     return BenchmarkSpec(f"nmt-{pair}", f"NMTHPO {pair}: {systems} Transformer translation systems trained from "
                          "scratch (Sockeye), dev BLEU maximised, measured GPU decode time and memory; budget in "
                          f"evaluations (default {NMT_DEFAULT_BUDGET})", f"datasets/{pair}.evals", None, max_epochs=1,
@@ -110,6 +126,12 @@ BENCHMARKS = {
     # use, and enough for the model-based searchers to leave their random start (10-20 evaluations).
     **{f"nmt-{pair}": _nmt_spec(pair, systems) for pair, systems in NMT_PAIRS.items()},
 }
+# The same six tables on a cost-aware clock. The data records no wall time, so the default clock counts
+# evaluations, as gpt-* do; here an evaluation is charged the training updates its system took to converge,
+# a cost that differs 2.4-fold (so-en) to 13-fold (zh-en) between a pair's cheapest and dearest system.
+# Not separate tasks: the suites leave them out (nasbench_cli.suites.definition).
+BENCHMARKS.update({f"nmt-{pair}{NMT_COST_SUFFIX}": _nmt_spec(pair, systems, cost_aware=True)
+                   for pair, systems in NMT_PAIRS.items()})
 # NMTLC's LoRA fine-tuning of BLOOMZ and XGLM for translation (benchmarks.lora): checkpoints as the fidelity,
 # dev perplexity as the signal; no time is recorded, so the clock counts checkpoints trained. Default budgets:
 # about 10% of the checkpoints it takes to train every configuration to its last one (3,509 on fr-en,
@@ -124,4 +146,6 @@ BENCHMARKS.update({
         encoding_kind="lora-encoding", objectives=("ppl",), clock="checkpoints")
     for pair, count, top, budget in (("fr-en", 162, 74, 350), ("zh-en", 159, 28, 250))})
 # a family name selects all its benchmarks wherever a benchmark is named (`--benchmark nmt`)
-FAMILIES = {"nmt": tuple(f"nmt-{pair}" for pair in NMT_PAIRS), "lora": ("lora-fr-en", "lora-zh-en")}
+FAMILIES = {"nmt": tuple(f"nmt-{pair}" for pair in NMT_PAIRS), "lora": ("lora-fr-en", "lora-zh-en"),
+            "nmt-updates": tuple(f"nmt-{pair}{NMT_COST_SUFFIX}" for pair in NMT_PAIRS)}
+FAMILY_PATTERNS = {"nmt": "nmt-*", "lora": "lora-*", "nmt-updates": f"nmt-*{NMT_COST_SUFFIX}"}   # in help texts

@@ -8,7 +8,8 @@ Pareto-optimal for BLEU up and decode time down). Row k is line k + 1; its id is
 
 The score is the dev BLEU, maximised. Only dev-set numbers are published, so the searcher and the regret
 see the same number (as on gpt-*): the loss columns hold -BLEU, and regret = best BLEU of the table -
-BLEU of the incumbent, in BLEU points. The data records no training time: the clock counts evaluations.
+BLEU of the incumbent, in BLEU points. The data records no training time: the clock counts evaluations;
+the cost-aware variants `nmt-<pair>-updates` charge each evaluation its recorded training updates instead.
 
 Units, from the authors' extraction code (Sockeye logs): `decode_s` is the "Total time" Sockeye's
 translate reports for decoding the dev set on one GPU, in seconds; `memory` the GPU memory Sockeye logged
@@ -38,8 +39,10 @@ SCALED_TOLERANCE = 5e-4   # `.hyps_scaled` is rounded upstream (to 3-4 decimals:
 
 
 def pair_of(name: str) -> str:
-    """'nmt-zh-en' -> 'zh-en'."""
-    return name.split("-", 1)[1]
+    """'nmt-zh-en' (or the cost-aware 'nmt-zh-en-updates') -> 'zh-en'."""
+    from benchmarks.core.catalog import NMT_COST_SUFFIX
+
+    return name.split("-", 1)[1].removesuffix(NMT_COST_SUFFIX)
 
 
 def data_folder(data_dir=None, name: str = "nmt-zh-en") -> Path:
@@ -153,7 +156,7 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
     recipes = encode_blob([c.to_json() for c in parsed["configs"]])
     names = encode_blob([f"{spec.name}-{i}" for i in range(n)])
     search = SearchTable(name=spec.name, ids=np.arange(n, dtype=np.int64), train_loss=np.full((n, 1), np.nan),
-                         val_loss=loss.copy(), wall_time_s=np.ones((n, 1)), n_epochs=np.ones(n, dtype=np.int64),
+                         val_loss=loss.copy(), wall_time_s=_cost(spec, evals), n_epochs=np.ones(n, dtype=np.int64),
                          status=np.array(["OK"] * n), num_params=evals[:, 5].astype(np.int64),
                          recipe_blob=recipes[0], recipe_offsets=recipes[1], log_name_blob=names[0],
                          log_name_offsets=names[1], space=parsed["space"])
@@ -168,6 +171,14 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
 
 
 _EXTRA: dict = {}
+
+
+def _cost(spec, evals: np.ndarray) -> np.ndarray:
+    """What one evaluation of each system costs on the benchmark's clock, (n, 1): 1 (clock "evaluations"),
+    or its recorded training updates (clock "updates", the cost-aware variants)."""
+    if spec.clock == "updates":
+        return evals[:, 3:4].copy()
+    return np.ones((len(evals), 1))
 
 
 def recorded(search, name: str) -> np.ndarray:

@@ -26,7 +26,9 @@ def nmt_summary(benchmark) -> dict:
     return {
         "benchmark": benchmark.name, "systems": search.n, "search_space_size": search.space.size,
         "choices": {name: list(values) for name, values in search.space.domains.items()},
-        "fidelity": "single: one trained system per configuration; the clock counts evaluations",
+        "fidelity": "single: one trained system per configuration; the clock counts " + (
+            "training updates (each evaluation costs its system's updates)" if get_spec(benchmark.name).clock == "updates"
+            else "evaluations"),
         "best_bleu": float(bleu.max()), "best_system": benchmark.best_id, "bleu": spread(bleu),
         **{name: spread(architecture_values(search, name)) for name, _ in COLUMNS},
         "memory_not_recorded": int(np.sum(~np.isfinite(memory))),

@@ -1,15 +1,15 @@
 """`nasbench run`: run NAS algorithms for many trials on the simulated environment."""
 import click
 
-from benchmarks.core.catalog import BENCHMARKS
+from benchmarks.core.catalog import BENCHMARKS, NMT_DEFAULT_BUDGET
 from nasbench_cli.commands.options import benchmarks_option, data_dir_option, echo_json, finite, json_option
 
 
 # option help made from the catalog, so that it names every benchmark; a family whose members share a
 # value is named once (`nmt-*`), which also keeps click from wrapping a name at its hyphens
 def _grouped(value_of, names) -> list:
-    """[(label, value)]: benchmarks with the same value, a whole family as `family-*`, in catalog order."""
-    from benchmarks.core.catalog import FAMILIES
+    """[(label, value)]: benchmarks with the same value, a whole family as its pattern (`nmt-*`), in catalog order."""
+    from benchmarks.core.catalog import FAMILIES, FAMILY_PATTERNS
 
     groups: dict = {}
     for name in names:
@@ -18,7 +18,7 @@ def _grouped(value_of, names) -> list:
     for value, members in groups.items():
         for family, family_members in FAMILIES.items():
             if set(family_members) <= set(members):
-                members = [m for m in members if m not in family_members] + [f"{family}-*"]
+                members = [m for m in members if m not in family_members] + [FAMILY_PATTERNS[family]]
         out.append((", ".join(members), value))
     return out
 
@@ -28,6 +28,8 @@ OBJECTIVES_BY_BENCHMARK = "; ".join(f"{label}: {value}" for label, value in _gro
 DEFAULT_BUDGETS = {clock: ", ".join(f"{label} {value}" for label, value in _grouped(
     lambda n: f"{BENCHMARKS[n].default_budget:g}", [n for n, spec in BENCHMARKS.items() if spec.clock in clocks]))
     or "none" for clock, clocks in (("hours", ("hours",)), ("evaluations", ("evaluations", "checkpoints")))}
+DEFAULT_BUDGETS["evaluations"] += (f"; nmt-*-updates the training updates of {NMT_DEFAULT_BUDGET} median systems "
+                                   "of the pair")
 
 MAX_TRIALS = 100_000       # per algorithm; planning reads every existing file, so refuse absurd counts up front
 
@@ -93,7 +95,8 @@ def summarize(paths) -> dict:
                    "[default: the benchmark's: " + DEFAULT_BUDGETS["hours"] + "].")
 @click.option("--budget-evals", type=click.IntRange(1, 10**9), default=None, metavar="N",
               help="Evaluations per trial, on benchmarks that record no training time (their clock counts "
-                   "evaluations; on lora-* checkpoints trained) [default: " + DEFAULT_BUDGETS["evaluations"] + "].")
+                   "evaluations; on lora-* checkpoints trained; on the cost-aware nmt-*-updates training updates) "
+                   "[default: " + DEFAULT_BUDGETS["evaluations"] + "].")
 @click.option("--budget", "budget_kind", type=click.Choice(["hours", "release"]), default="hours", show_default=True,
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
@@ -386,8 +389,8 @@ def _run_locked(run, benchmark, as_json: bool):
     paths = [trial_path(out, benchmark_name, label, k) for label in labels for k in range(run.trials)]
     summary = summarize([p for p in paths if p.is_file()])
     if as_json:
-        budget_key = {"evaluations": "budget_evaluations", "checkpoints": "budget_checkpoints"}.get(spec.clock,
-                                                                                                   "budget_hours")
+        budget_key = {"evaluations": "budget_evaluations", "checkpoints": "budget_checkpoints",
+                      "updates": "budget_updates"}.get(spec.clock, "budget_hours")
         payload = {"benchmark": benchmark_name, budget_key: run.budget, "workers": run.workers, "out": str(out),
                    "ran": len(todo) - len(errors), "skipped": len(done), "errors": errors,
                    "algorithms": {a: {k: (None if isinstance(v, float) and math.isnan(v) else v)

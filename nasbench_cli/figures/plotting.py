@@ -86,7 +86,7 @@ def regret_figure(benchmark: str, per_algo: dict, grid_s, options: FigureOptions
     banded = any(len(records) >= 2 for records in per_algo.values())
     subtitle = (f"mean over trials, {aggregate.BAND_KINDS[options.band_kind]}" if options.bands else
                 "mean over trials") if banded else "one trial per algorithm (no interval)"
-    against = "evaluations" if aggregate.clock_unit_s(benchmark) == 1.0 else "simulated time"
+    against = aggregate.clock_label(benchmark) if aggregate.clock_unit_s(benchmark) == 1.0 else "simulated time"
     ax.set_title(f"{_title(benchmark, options)}: regret vs {against}\n{subtitle}")
     _legend(ax, partial)
     return fig
@@ -142,7 +142,7 @@ def rank_figure(benchmark: str, per_algo: dict, grid_s, options: FigureOptions =
     ax.invert_yaxis()
     ax.set_xlabel(_time_axis(benchmark))
     ax.set_ylabel("mean rank among algorithms (1 = lowest regret)")
-    over = "evaluations" if aggregate.clock_unit_s(benchmark) == 1.0 else "time"
+    over = aggregate.clock_label(benchmark) if aggregate.clock_unit_s(benchmark) == 1.0 else "time"
     ax.set_title(f"{_title(benchmark, options)}: mean rank over {over}\nranked per trial index, averaged over trials")
     if not drawn:
         ax.text(0.5, 0.5, "ranking needs at least two algorithms\nwith the same trial index",

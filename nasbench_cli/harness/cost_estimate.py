@@ -7,7 +7,8 @@ run comes, in this order, from
 2. a table of one trial of each algorithm at each benchmark's default budget, measured by
    `scripts/measure_trial_cost.py` on the machine it names: `trial_cost.json` beside this module, or the
    file `NASBENCH_TRIAL_COST` names (a table measured on your own machine).
-Both are scaled linearly to the run's budget and simulated workers (a model-based searcher's cost grows
+Both are scaled linearly to the run's budget and simulated workers (the cost-aware `nmt-*-updates` read
+`nmt-*`'s entries, their budget counted in median systems: `measured_as`) (a model-based searcher's cost grows
 faster than linearly with its evaluations: the estimate is a rough guide, not a promise).
 """
 import json
@@ -39,13 +40,27 @@ def measured_table(path: Path | None = None) -> dict:
         return {}
 
 
+def measured_as(benchmark: str, budget: float) -> tuple[str, float]:
+    """(benchmark, budget) whose measurement stands for `benchmark` at `budget`: itself, except the
+    cost-aware `nmt-<pair>-updates`, which run the systems of `nmt-<pair>` at the same CPU cost per
+    evaluation; their budget in updates is read as that many median systems' evaluations."""
+    from benchmarks.core.catalog import BENCHMARKS, NMT_COST_SUFFIX, NMT_MEDIAN_UPDATES
+
+    spec = BENCHMARKS.get(benchmark)
+    if spec is None or spec.clock != "updates":
+        return benchmark, budget
+    sibling = benchmark.removesuffix(NMT_COST_SUFFIX)
+    return sibling, budget / NMT_MEDIAN_UPDATES[sibling.split("-", 1)[1]]
+
+
 def _shipped(run, algo: str, table: dict) -> TrialCost | None:
     from optimizers.registry import algorithm_name
 
-    costs = table.get("costs", {}).get(run.benchmark, {})
+    benchmark, budget = measured_as(run.benchmark, run.budget)
+    costs = table.get("costs", {}).get(benchmark, {})
     entry = costs.get(algo) or costs.get(algorithm_name(algo))
     try:
-        scale = (run.budget / float(entry["budget"])) * (run.workers / float(entry.get("workers") or 1))
+        scale = (budget / float(entry["budget"])) * (run.workers / float(entry.get("workers") or 1))
         seconds = float(entry["compute_s"]) * scale
     except (TypeError, ValueError, KeyError, ZeroDivisionError):
         return None                  # no entry, or a malformed one (a hand-made table): no estimate from it

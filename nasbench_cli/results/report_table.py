@@ -224,8 +224,8 @@ def clock_columns(columns, bench: dict) -> list:
     reading `evals to` on an evaluation clock."""
     first, second = (f"{float(t):g}" for t in bench["reach_thresholds"])
     columns = [c.replace("≤A", f"≤{first}").replace("≤B", f"≤{second}") for c in columns]
-    if bench.get("clock") in ("evaluations", "checkpoints"):
-        short = "evals" if bench["clock"] == "evaluations" else "ckpts"
+    short = {"evaluations": "evals", "checkpoints": "ckpts", "training updates": "updates"}.get(bench.get("clock"))
+    if short:
         return [c.replace("h to ", f"{short} to ") for c in columns]
     return columns
 

@@ -15,7 +15,8 @@ written down here and in docs/results/suites.md:
 So a default may be tuned on dev only, and a claim is made on test. `smoke` is a handful of test tasks
 at small budgets, sized for CI. Tasks: each benchmark single-objective at its default budget; with its
 loss and second objective where it has two or more (multi-objective); and the constrained variants in
-`CONSTRAINED`. A new benchmark lands in a suite by the rule, with no edit here.
+`CONSTRAINED`. A new benchmark lands in a suite by the rule, with no edit here. The cost-aware
+`nmt-*-updates` are the nmt tables on another clock, not new tasks: no shipped suite holds them.
 """
 from __future__ import annotations
 
@@ -74,26 +75,30 @@ def family(benchmark: str) -> str:
     return benchmark.split("-")[0] if "-" in benchmark else benchmark
 
 
-def all_tasks() -> tuple:
-    """Every task nasbench has, in catalog order: single-objective, multi-objective, constrained."""
+def _task_benchmarks() -> dict:
+    """The catalog's benchmarks that make tasks: all but the cost-aware `nmt-*-updates`, which are the
+    nmt tables again on another clock (the same systems and scores, not new tasks; a user suite may name them)."""
     from benchmarks.core.catalog import BENCHMARKS
 
+    return {name: spec for name, spec in BENCHMARKS.items() if spec.clock != "updates"}
+
+
+def all_tasks() -> tuple:
+    """Every task nasbench has, in catalog order: single-objective, multi-objective, constrained."""
     tasks = []
-    for name, spec in BENCHMARKS.items():
+    for name, spec in _task_benchmarks().items():
         tasks.append(Task(name))
         if len(spec.objectives) >= 2:
             tasks.append(Task(name, objectives=tuple(spec.objectives[:2])))
-    tasks += [Task(name, constraints=(constraint,)) for name, constraint in CONSTRAINED if name in BENCHMARKS]
+    tasks += [Task(name, constraints=(constraint,)) for name, constraint in CONSTRAINED if name in _task_benchmarks()]
     return tuple(tasks)
 
 
 def dev_benchmarks() -> set:
     """The benchmarks whose tasks are in dev (the rule in the module docstring)."""
-    from benchmarks.core.catalog import BENCHMARKS
-
     chosen = {"ptb"}
     families: dict = {}
-    for name in BENCHMARKS:
+    for name in _task_benchmarks():
         families.setdefault(family(name), []).append(name)
     for members in families.values():
         if len(members) > 1 and not chosen & set(members):
