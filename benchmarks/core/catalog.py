@@ -1,5 +1,5 @@
 """The benchmarks nasbench knows, by name (light: no numpy, so the CLI can list them fast)."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -67,20 +67,19 @@ NMT_COST_SUFFIX = "-updates"
 def _nmt_spec(pair: str, systems: int, cost_aware: bool = False) -> BenchmarkSpec:
     """One of NMTHPO's language pairs (benchmarks.nmt): single evaluation; a clock that counts evaluations,
     or (`cost_aware`, `nmt-<pair>-updates`) one where an evaluation costs its recorded training updates."""
-    if cost_aware:
-        budget = NMT_DEFAULT_BUDGET * NMT_MEDIAN_UPDATES[pair]
-        return BenchmarkSpec(f"nmt-{pair}{NMT_COST_SUFFIX}", f"NMTHPO {pair} on a cost-aware clock: the systems of "
-                             f"nmt-{pair}, each evaluation charged its recorded training updates; budget in updates "
-                             f"(default {budget:,}: {NMT_DEFAULT_BUDGET} median systems)", f"datasets/{pair}.evals",
-                             None, max_epochs=1, default_budget=float(budget), single_fidelity=True,
-                             objective="BLEU points", reach_thresholds=(1.0, 0.5), loader="benchmarks.nmt.table",
-                             offers=NMT_OFFERS, encoding_kind="nmt-encoding", objectives=NMT_OBJECTIVES, clock="updates")
-    return BenchmarkSpec(f"nmt-{pair}", f"NMTHPO {pair}: {systems} Transformer translation systems trained from "
+    spec = BenchmarkSpec(f"nmt-{pair}", f"NMTHPO {pair}: {systems} Transformer translation systems trained from "
                          "scratch (Sockeye), dev BLEU maximised, measured GPU decode time and memory; budget in "
                          f"evaluations (default {NMT_DEFAULT_BUDGET})", f"datasets/{pair}.evals", None, max_epochs=1,
                          default_budget=NMT_DEFAULT_BUDGET, single_fidelity=True, objective="BLEU points",
                          reach_thresholds=(1.0, 0.5), loader="benchmarks.nmt.table", offers=NMT_OFFERS,
                          encoding_kind="nmt-encoding", objectives=NMT_OBJECTIVES, clock="evaluations")
+    if not cost_aware:
+        return spec
+    budget = NMT_DEFAULT_BUDGET * NMT_MEDIAN_UPDATES[pair]
+    return replace(spec, name=f"nmt-{pair}{NMT_COST_SUFFIX}", default_budget=float(budget), clock="updates",
+                   description=f"NMTHPO {pair} on a cost-aware clock: the systems of nmt-{pair}, each evaluation "
+                               f"charged its recorded training updates; budget in updates (default {budget:,}: "
+                               f"{NMT_DEFAULT_BUDGET} median systems)")
 
 
 def _gpt_spec(size: str, count: str, shape: str, budget: int) -> BenchmarkSpec:

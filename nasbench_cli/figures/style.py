@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks.core.catalog import NMT_PAIRS
 from nasbench_cli.results import aggregate
 
 REGRET_FLOOR = 1e-3
@@ -58,14 +59,14 @@ _OTHER_DASHES = ("-.", (0, (5, 1.5, 1, 1.5)), (0, (3, 1, 1, 1, 1, 1)))
 
 BENCHMARK_TITLES = {"ptb": "NAS-Bench-NLP, PTB", "wt2": "NAS-Bench-NLP, WikiText-2", "bert": "NAS-Bench-BERT, GLUE",
                     "gpt-s": "HW-GPT-Bench, space s", "gpt-m": "HW-GPT-Bench, space m", "gpt-l": "HW-GPT-Bench, space l",
-                    **{f"nmt-{p}": f"NMTHPO, {p}" for p in ("en-ja", "ja-en", "ru-en", "so-en", "sw-en", "zh-en")},
+                    **{f"nmt-{p}": f"NMTHPO, {p}" for p in NMT_PAIRS},
                     **{f"nmt-{p}-updates": f"NMTHPO, {p}, cost-aware clock"
-                       for p in ("en-ja", "ja-en", "ru-en", "so-en", "sw-en", "zh-en")},
+                       for p in NMT_PAIRS},
                     "lora-fr-en": "NMTLC, LoRA fine-tuning fr-en", "lora-zh-en": "NMTLC, LoRA fine-tuning zh-en"}
 REGRET_MEANINGS = {"bert": "best GLUE of the 500 − GLUE (points)",   # default: test log-perplexity − L*
                    **{f"gpt-{s}": "perplexity − the table's lowest" for s in "sml"},   # the title names the data
                    **{f"nmt-{p}{suffix}": "the table's best dev BLEU − BLEU (points)"
-                      for p in ("en-ja", "ja-en", "ru-en", "so-en", "sw-en", "zh-en") for suffix in ("", "-updates")},
+                      for p in NMT_PAIRS for suffix in ("", "-updates")},
                    "lora-fr-en": "dev perplexity − the table's lowest", "lora-zh-en": "dev perplexity − the table's lowest"}
 
 

@@ -7,9 +7,9 @@ run comes, in this order, from
 2. a table of one trial of each algorithm at each benchmark's default budget, measured by
    `scripts/measure_trial_cost.py` on the machine it names: `trial_cost.json` beside this module, or the
    file `NASBENCH_TRIAL_COST` names (a table measured on your own machine).
-Both are scaled linearly to the run's budget and simulated workers (the cost-aware `nmt-*-updates` read
-`nmt-*`'s entries, their budget counted in median systems: `measured_as`) (a model-based searcher's cost grows
-faster than linearly with its evaluations: the estimate is a rough guide, not a promise).
+Both are scaled linearly to the run's budget and simulated workers (a model-based searcher's cost grows
+faster than linearly with its evaluations: the estimate is a rough guide, not a promise). The cost-aware
+`nmt-*-updates` read `nmt-*`'s entries, their budget counted in median systems (`measured_as`).
 """
 import json
 import math
@@ -45,12 +45,12 @@ def measured_as(benchmark: str, budget: float) -> tuple[str, float]:
     cost-aware `nmt-<pair>-updates`, which run the systems of `nmt-<pair>` at the same CPU cost per
     evaluation; their budget in updates is read as that many median systems' evaluations."""
     from benchmarks.core.catalog import BENCHMARKS, NMT_COST_SUFFIX, NMT_MEDIAN_UPDATES
+    from benchmarks.nmt.table import pair_of
 
     spec = BENCHMARKS.get(benchmark)
     if spec is None or spec.clock != "updates":
         return benchmark, budget
-    sibling = benchmark.removesuffix(NMT_COST_SUFFIX)
-    return sibling, budget / NMT_MEDIAN_UPDATES[sibling.split("-", 1)[1]]
+    return benchmark.removesuffix(NMT_COST_SUFFIX), budget / NMT_MEDIAN_UPDATES[pair_of(benchmark)]
 
 
 def _shipped(run, algo: str, table: dict) -> TrialCost | None:

@@ -81,16 +81,18 @@ def final_indicators(record: dict, benchmark) -> dict:
             **{name: indicator_measure(benchmark, space, name)(found) for name in ("hv-range", "igd+")}}
 
 
-def indicator_curve(record: dict, benchmark, name: str) -> list:
+def indicator_curve(record: dict, benchmark, name: str, measure=None) -> list:
     """Indicator `name` (`hv-range` or `igd+`) after each job of a multi-objective trial: its front
     replayed from the recorded jobs (`trajectory.arch`, `.epochs`) exactly as the trial scored it
-    (`benchmarks.core.front_regret`); None before the first front member, as the recorded HV curve."""
+    (`benchmarks.core.front_regret`); None before the first front member, as the recorded HV curve.
+    `measure`: the indicator's function for the record's problem when already built (`indicator_measure`)."""
     from benchmarks.core.front_regret import front_trajectory
 
     space = _space(record, benchmark)
+    measure = measure or indicator_measure(benchmark, space, name)
     traj = record["trajectory"]
     rows = benchmark.search.indices_of(traj["arch"])
-    return front_trajectory(benchmark, space, rows, traj["epochs"], indicator_measure(benchmark, space, name))["regret"]
+    return front_trajectory(benchmark, space, rows, traj["epochs"], measure)["regret"]
 
 
 def with_indicator(results, name: str):
@@ -111,13 +113,19 @@ def with_indicator(results, name: str):
     for benchmark_name, per_label in results.runs.items():
         benchmark = load_benchmark(benchmark_name)
         out.runs[benchmark_name] = {}
+        measures = {}                      # one indicator function per problem: the table's range once
         for label, records in per_label.items():
             changed = []
             for record in records:
                 if record.get("objectives"):
-                    trajectory = {**record["trajectory"], "regret": indicator_curve(record, benchmark, name)}
-                    record = {**record, "final_regret": final_indicators(record, benchmark)[name],
-                              "trajectory": trajectory, "indicator": name}
+                    space = _space(record, benchmark)
+                    problem = (tuple(record["objectives"]), tuple(record.get("constraints") or ()))
+                    if problem not in measures:
+                        measures[problem] = indicator_measure(benchmark, space, name)
+                    measure = measures[problem]
+                    final = measure(_points(benchmark, space, [tuple(p) for p in record.get("front") or []]))
+                    trajectory = {**record["trajectory"], "regret": indicator_curve(record, benchmark, name, measure)}
+                    record = {**record, "final_regret": final, "trajectory": trajectory, "indicator": name}
                 changed.append(record)
             out.runs[benchmark_name][label] = changed
     return out

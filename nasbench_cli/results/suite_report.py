@@ -19,8 +19,8 @@ diagrams (`nasbench_cli.results.critical_difference`): every algorithm over the 
 the algorithms that ran every task over all the suite's tasks.
 
 **Anytime**: the same IQM (and mean rank) with every trial cut at 1%, 3%, 10%, 30% and 100% of its
-budget (in the task's own clock: hours, evaluations or checkpoints), so the algorithms compare early as
-well as at the end (`ANYTIME_FRACTIONS`); a trial with nothing yet counts as the module's worst value.
+budget (in the task's own clock), so the algorithms compare early as well as at the end
+(`ANYTIME_FRACTIONS`); a trial with no incumbent yet counts as the worst, as defined above.
 
 **Overtuning** (tasks with separate validation and test, ptb and wt2): per algorithm, the mean validation
 regret of the final incumbent beside its test regret, and the share of trials whose best-by-validation
