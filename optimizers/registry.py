@@ -45,6 +45,11 @@ ALGORITHMS = {
     "dpl": ("DPL (Kadra et al. 2023): an ensemble of networks predicting power-law learning curves, freeze-thaw by "
             "expected improvement at the full budget, one epoch a step (extra: proxies, for torch)",
             ("optimizers.learning_curve.dpl:DeepPowerLaw",)),
+    "mobster": ("MOBSTER (Klein et al. 2020), independent GPs per rung: ASHA whose new architectures have the highest "
+                "EI under the GP of the highest rung with enough results", ("optimizers.multi_fidelity.gp_asha:MOBSTER",)),
+    "hypertune": ("Hyper-Tune (Li et al. 2022): asynchronous Hyperband whose new architectures have the highest EI under "
+                  "an ensemble of per-rung GPs weighted by ranking loss, brackets drawn by the same weights",
+                  ("optimizers.multi_fidelity.gp_asha:HyperTune",)),
     "dyhpo": ("DyHPO (Wistuba et al. 2022): a deep-kernel GP over configuration, budget and learning curve, "
               "multi-fidelity EI at the next epoch, one epoch a step (extra: proxies, for torch)",
               ("optimizers.learning_curve.dyhpo:DyHPO",)),
@@ -235,11 +240,11 @@ def parse_algo_list(text: str, benchmark: str | None = None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+# syne-tune's schedulers it no longer ships (its Gaussian-process searchers went in 0.14) that nasbench has
+# written from their papers: `--algo synetune:NAME` runs nasbench's own, under its own name, and says so
+SYNETUNE_BUILT_IN = {"dyhpo": "DyHPO", "hypertune": "Hyper-Tune", "mobster": "MOBSTER"}
 # syne-tune's names of schedulers it no longer ships (0.16), and why: `--algo synetune:NAME` says so in one line
 SYNETUNE_MISSING = {
-    "dyhpo": "DyHPO was removed from syne-tune with its Gaussian-process searchers (0.14)",
-    "hypertune": "Hyper-Tune was removed from syne-tune with its Gaussian-process searchers (0.14)",
-    "mobster": "MOBSTER was removed from syne-tune with its Gaussian-process searchers (0.14)",
     "ehvi": "EHVI needs botorch, which nasbench does not install",
     "botorch": "BoTorch needs botorch, which nasbench does not install",
     "cqr": "CQR imports syne-tune's blackbox repository (huggingface_hub and its HTTP stack)",
@@ -259,10 +264,22 @@ def synetune_name(word: str) -> str:
     if f"st-{name}" in SYNETUNE_ALGORITHMS:
         return f"st-{name}"
     offered = ", ".join(f"synetune:{n[3:]}" for n in SYNETUNE_ALGORITHMS)
+    if name in SYNETUNE_BUILT_IN:
+        return name
     if name in SYNETUNE_MISSING:
-        built_in = "; nasbench's own `dyhpo` is written from the paper" if name == "dyhpo" and "dyhpo" in ALGORITHMS else ""
-        raise UserError(f"{word}: {SYNETUNE_MISSING[name]}{built_in}; syne-tune 0.16 offers: {offered}")
+        raise UserError(f"{word}: {SYNETUNE_MISSING[name]}; syne-tune 0.16 offers: {offered}")
     raise UserError(f"{word}: not a syne-tune scheduler nasbench drives; choose from: {offered}")
+
+
+def synetune_substitutions(text: str) -> list[str]:
+    """One note per `synetune:NAME` in an --algo text that runs nasbench's own algorithm instead."""
+    notes = []
+    for word in (w.strip() for w in text.split(",")):
+        name = word.split(":", 1)[1].strip().lower().replace("_", "-") if word.lower().startswith("synetune:") else ""
+        if name in SYNETUNE_BUILT_IN:
+            notes.append(f"{word}: {SYNETUNE_BUILT_IN[name]} was removed from syne-tune with its Gaussian-process "
+                         f"searchers (0.14); running nasbench's own `{name}`, written from the paper, under that name")
+    return notes
 
 
 _LOADED: dict = {}     # algorithm key -> (class, source) of plugins loaded in this process

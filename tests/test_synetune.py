@@ -125,9 +125,15 @@ def test_runs_on_the_fine_tuning_curves_with_a_checkpoint_budget(tmp_path):
 def test_synetune_names_map_to_the_registry_and_removed_schedulers_are_one_line():
     from optimizers.registry import parse_algo_list
 
+    from optimizers.registry import synetune_substitutions
+
     assert parse_algo_list("synetune:BORE,synetune:asha,synetune:RandomSearch", "ptb") == ["st-bore", "st-asha", "st-rs"]
-    for name, says in (("synetune:dyhpo", "nasbench's own `dyhpo`"), ("synetune:hypertune", "removed"),
-                       ("synetune:mobster", "removed"), ("synetune:cqr", "huggingface_hub"), ("synetune:foo", "choose from")):
+    # the Gaussian-process schedulers syne-tune removed (0.14) run as nasbench's own, under their own names, with a note
+    removed = "synetune:dyhpo,synetune:HyperTune,synetune:mobster"
+    assert parse_algo_list(removed, "ptb") == ["dyhpo", "hypertune", "mobster"]
+    notes = synetune_substitutions(removed + ",synetune:bore,hb")
+    assert len(notes) == 3 and all("removed from syne-tune" in n and "written from the paper" in n for n in notes)
+    for name, says in (("synetune:ehvi", "botorch"), ("synetune:cqr", "huggingface_hub"), ("synetune:foo", "choose from")):
         with pytest.raises(UserError) as error:
             parse_algo_list(name, "ptb")
         assert says in str(error.value) and "\n" not in str(error.value)

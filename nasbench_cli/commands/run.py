@@ -164,6 +164,11 @@ def run(algo_text, benchmark_names, trials, budget_hours, budget_evals, budget_k
                        budget_evals=budget_evals, workers=workers, set_items=set_items, release=release,
                        objectives=objectives_text, constraints=constraint_texts, label=label, isolate=isolate,
                        out=out, overwrite=overwrite, data_dir=data_dir, jobs=jobs, backend=backend_choice)
+        if not as_json:
+            from optimizers.registry import synetune_substitutions
+
+            for note in synetune_substitutions(algo_text):
+                click.echo(f"note: {note}", err=True)
         if suite_text is not None:
             return _run_suite(algo_text, suite_text, options, as_json)
         if len(benchmark_names) > 1:       # a family or a list: every setting checked on each before any runs

@@ -102,14 +102,22 @@ class ASHA(Algorithm):
         return self._start_new()
 
     def _start_new(self) -> Job | None:
-        """A new architecture (the next of the trial's permutation) at its bracket's first rung, or None."""
-        row = next(self._order, None)
+        """A new architecture (`_new_row`) at its bracket's (`_new_bracket`) first rung, or None."""
+        row = self._new_row()
         if row is None:
             return None
-        b = 0 if self._probabilities is None else int(self._rng.choice(len(self._brackets), p=self._probabilities))
+        b = self._new_bracket()
         self._place[row] = (b, 0)
         self.decisions.append((row, b, 0, False))
         return Job(row, self._brackets[b][0].epochs)
+
+    def _new_row(self) -> int | None:
+        """The next architecture of the trial's permutation, or None when every one has started."""
+        return next(self._order, None)
+
+    def _new_bracket(self) -> int:
+        """The bracket a new architecture joins: drawn with `bracket_probabilities` (0 for plain ASHA)."""
+        return 0 if self._probabilities is None else int(self._rng.choice(len(self._brackets), p=self._probabilities))
 
     def tell(self, job: Job, observation) -> None:
         b, k = self._place[job.arch]
