@@ -256,11 +256,9 @@ def synetune_name(word: str) -> str:
     """`synetune:NAME` (any case, syne-tune's class name or ours: `synetune:BORE`, `synetune:asha-bore`) as the
     registry name `st-NAME`; UserError (one line) for a scheduler syne-tune 0.16 does not ship. Other words
     are returned unchanged."""
-    if not word.lower().startswith("synetune:"):
+    name = _synetune_key(word)
+    if name is None:
         return word
-    name = word.split(":", 1)[1].strip().lower().replace("_", "-")
-    name = {"randomsearch": "rs", "random-search": "rs", "tpe": "kde", "ashabore": "asha-bore",
-            "ashacqr": "asha-cqr", "morea": "mo-rea"}.get(name, name)
     if f"st-{name}" in SYNETUNE_ALGORITHMS:
         return f"st-{name}"
     offered = ", ".join(f"synetune:{n[3:]}" for n in SYNETUNE_ALGORITHMS)
@@ -271,11 +269,20 @@ def synetune_name(word: str) -> str:
     raise UserError(f"{word}: not a syne-tune scheduler nasbench drives; choose from: {offered}")
 
 
+def _synetune_key(word: str) -> str | None:
+    """syne-tune's scheduler name in `synetune:NAME` (lower case, its class names mapped to ours), else None."""
+    if not word.lower().startswith("synetune:"):
+        return None
+    name = word.split(":", 1)[1].strip().lower().replace("_", "-")
+    return {"randomsearch": "rs", "random-search": "rs", "tpe": "kde", "ashabore": "asha-bore",
+            "ashacqr": "asha-cqr", "morea": "mo-rea"}.get(name, name)
+
+
 def synetune_substitutions(text: str) -> list[str]:
     """One note per `synetune:NAME` in an --algo text that runs nasbench's own algorithm instead."""
     notes = []
     for word in (w.strip() for w in text.split(",")):
-        name = word.split(":", 1)[1].strip().lower().replace("_", "-") if word.lower().startswith("synetune:") else ""
+        name = _synetune_key(word)
         if name in SYNETUNE_BUILT_IN:
             notes.append(f"{word}: {SYNETUNE_BUILT_IN[name]} was removed from syne-tune with its Gaussian-process "
                          f"searchers (0.14); running nasbench's own `{name}`, written from the paper, under that name")
