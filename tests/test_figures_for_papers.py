@@ -189,3 +189,26 @@ def test_critical_difference_needs_three_common_algorithms(tmp_path, capsys):
     assert code == 0, err
     assert "note: no critical-difference diagram: a critical-difference diagram needs at least three" in err
     assert not (tmp_path / "figs" / "critical-difference.png").exists()
+
+
+def test_a_critical_difference_diagram_over_many_tasks_keeps_a_printable_width(tmp_path):
+    """Over a suite's 23 tasks the title names how many, not each (it made the figure 5,700 px wide)."""
+    import struct
+
+    import matplotlib
+    matplotlib.use("Agg")
+    from nasbench_cli.figures.critical_difference import cd_figure
+    from nasbench_cli.figures.plotting import save_figure
+    from nasbench_cli.figures.style import _rc
+    from nasbench_cli.results.critical_difference import critical_difference
+
+    rng = np.random.default_rng(0)
+    runs = {f"nmt-task-{k:02d}+mo-bleu-decode_s": {label: [{"trial": t, "final_regret": float(v)}
+                                                             for t, v in enumerate(rng.random(5) + shift)]
+                                                     for label, shift in (("rs", 0.5), ("re", 0.2), ("tpe", 0.0))}
+            for k in range(23)}
+    result = critical_difference(runs)
+    with _rc():                                   # the settings `plot` draws with (tight bounding box)
+        [png] = save_figure(cd_figure(result), tmp_path / "cd", ["png"])
+    width = struct.unpack(">I", png.read_bytes()[16:20])[0]
+    assert width < 1600, width
