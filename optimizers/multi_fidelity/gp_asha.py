@@ -31,7 +31,8 @@ as rankings. A level keeps at most `max_points` results: its best quarter and th
 mean among the architectures observed at the level that decides (MOBSTER's level; Hyper-Tune's highest
 supported level). Until the first rung is supported, new architectures are the trial's random
 permutation, as in ASHA; the candidates of a decision are `pool` architectures not yet started, drawn
-at random. Diverged runs (non-finite losses) are left out of the models. One thread; seeded by the trial.
+at random. Diverged runs (non-finite losses) are left out of the models. Seeded by the trial; the
+harness runs trials with one BLAS thread (a test running one in its own process should too).
 """
 import math
 import warnings
