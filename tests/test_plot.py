@@ -131,9 +131,16 @@ def test_algo_styles_are_distinct_for_the_registry():
     from nasbench_cli.figures.style import PALETTE, algo_style
     from optimizers.registry import ALGORITHMS, MULTI_OBJECTIVE_ALGORITHMS, PAPER_ALGORITHMS
 
+    from nasbench_cli.figures.style import _OTHER_MARKERS
+
     styles = [(algo_style(a)["color"], algo_style(a)["marker"]) for a in ALGORITHMS]
     assert len(set(styles)) == len(styles)                      # colour and marker: unique per algorithm
-    for group in (PAPER_ALGORITHMS, MULTI_OBJECTIVE_ALGORITHMS):  # compared together: distinct colours
+    # every registry algorithm has its own fixed style, never a hashed one (mobster and hypertune once
+    # hashed to the same orange, side by side in the learning-curve showdown's figures)
+    assert not [a for a in ALGORITHMS if algo_style(a)["marker"] in _OTHER_MARKERS]
+    learning_curve_showdown = ("lcbo", "dpl", "dyhpo", "ftpfn", "mobster", "hypertune", "asha", "hb", "top1e", "rs",
+                               "st-kde")
+    for group in (PAPER_ALGORITHMS, MULTI_OBJECTIVE_ALGORITHMS, learning_curve_showdown):   # distinct colours
         assert len({algo_style(a)["color"] for a in group}) == len(group)
     assert {algo_style(a)["color"] for a in ALGORITHMS} <= set(PALETTE.values())
     # anything else (a plugin, a --label) is stable and never drawn like a registry algorithm

@@ -52,6 +52,8 @@ _STYLES = {
     "st-rs": ("black", "P"), "st-bore": ("sky", "p"), "st-kde": ("orange", "P"), "st-rea": ("green", "P"),
     "st-asha": ("wine", "P"), "st-bohb": ("vermillion", "P"), "st-asha-bore": ("teal", "P"),
     "st-moasha": ("rose", "d"), "st-mo-rea": ("teal", "d"),
+    # ASHA with Gaussian-process proposals (hexagons)
+    "mobster": ("green", "h"), "hypertune": ("blue", "h"),
 }
 _OTHER_MARKERS = ("<", ">", "H", "8")            # never a registry algorithm's
 _WORKER_DASHES = {1: "-", 4: "--", 16: (0, (1, 1.2))}
