@@ -128,10 +128,8 @@ def test_same_style_per_algorithm_in_every_figure_and_no_band_for_one_trial(tmp_
 
 
 def test_algo_styles_are_distinct_for_the_registry():
-    from nasbench_cli.figures.style import PALETTE, algo_style
+    from nasbench_cli.figures.style import _OTHER_MARKERS, PALETTE, algo_style
     from optimizers.registry import ALGORITHMS, MULTI_OBJECTIVE_ALGORITHMS, PAPER_ALGORITHMS
-
-    from nasbench_cli.figures.style import _OTHER_MARKERS
 
     styles = [(algo_style(a)["color"], algo_style(a)["marker"]) for a in ALGORITHMS]
     assert len(set(styles)) == len(styles)                      # colour and marker: unique per algorithm
