@@ -62,6 +62,11 @@ def test_a_user_suite_file_and_its_mistakes(tmp_path):
         bad.write_text(text)
         with pytest.raises(UserError, match=message):
             load_suite(str(bad))
+    one = tmp_path / "one.toml"
+    one.write_text('[[task]]\nbenchmark = "wt2"\nobjectives = ["logppl", "params"]\n')
+    shown = cli("suite", "show", one)
+    assert shown.returncode == 0 and shown.stdout.splitlines()[0] == "one v1 (1 task)"     # not "one v1:  (1 tasks)"
+    assert "wt2+mo-logppl-params" in shown.stdout
     done = cli("suite", "show", "tests")
     assert done.returncode == 2 and "unknown suite 'tests' (did you mean 'test'?)" in done.stderr
 
@@ -122,3 +127,20 @@ def test_run_and_report_a_suite(tmp_path):
     shutil.rmtree(out / "wt2+budget-20")
     failed = cli("check", "--suite", "smoke", out, "--baseline", baselines, "--allow-underpowered")
     assert failed.returncode == 1 and "wt2+budget-20: a baseline but no results" in failed.stdout
+
+
+def test_the_aggregate_figure_counts_tasks_in_words():
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from nasbench_cli.figures.suite import aggregate_figure
+
+    row = {"iqm": 0.1, "iqm_ci95": [0.05, 0.2], "mean": 0.1, "mean_ci95": [0.05, 0.2]}
+    data = {"suite": "mine", "version": 1, "tasks": ["a", "b", "c"],
+            "algorithms": {"rs": {**row, "tasks": 3}, "my-algo": {**row, "iqm": 0.2, "tasks": 1}}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # two algorithms once left no room for the title ("Tight layout not applied")
+        fig = aggregate_figure(data)
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["my-algo (1 task)", "rs (3 tasks)"]

@@ -53,7 +53,8 @@ def show(name, as_json):
         echo_json({"suite": s.name, "version": s.version, "description": s.description, "rule": s.rule,
                    "tasks": tasks})
         return
-    click.echo(f"{s.name} v{s.version}: {s.description} ({len(s.tasks)} tasks)")
+    count = f"{len(s.tasks)} task{'s' if len(s.tasks) != 1 else ''}"
+    click.echo(f"{s.name} v{s.version}: {s.description} ({count})" if s.description else f"{s.name} v{s.version} ({count})")
     if s.rule:
         click.echo(f"rule: {s.rule}")
     for t in tasks:

@@ -5,12 +5,16 @@ import numpy as np
 from nasbench_cli.figures.style import DEFAULT_OPTIONS, FigureOptions, algo_style
 
 
+def _tasks(count: int) -> str:
+    return f"{count} task" if count == 1 else f"{count} tasks"
+
+
 def aggregate_figure(data: dict, options: FigureOptions = DEFAULT_OPTIONS):
     import matplotlib.pyplot as plt
 
     rows = sorted(data["algorithms"].items(), key=lambda item: -item[1]["iqm"])
     labels = [label for label, _ in rows]
-    fig, axes = plt.subplots(1, 2, figsize=options.figsize((7.4, 0.5 + 0.34 * len(rows))), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=options.figsize((7.4, max(2.6, 0.5 + 0.34 * len(rows)))), sharey=True)
     for ax, key, title in ((axes[0], "iqm", "IQM"), (axes[1], "mean", "mean")):
         for y, (label, row) in enumerate(rows):
             low, high = row[f"{key}_ci95"]
@@ -20,7 +24,7 @@ def aggregate_figure(data: dict, options: FigureOptions = DEFAULT_OPTIONS):
         ax.set_title(f"{title} of normalised regret", fontsize=10)
         ax.set_xlabel("normalised regret (lower is better)")
         ax.grid(axis="y", visible=False)
-    axes[0].set_yticks(np.arange(len(labels)), [f"{l} ({data['algorithms'][l]['tasks']} tasks)" for l in labels])
+    axes[0].set_yticks(np.arange(len(labels)), [f"{l} ({_tasks(data['algorithms'][l]['tasks'])})" for l in labels])
     fig.suptitle(f"suite {data['suite']} v{data['version']}: {len(data['tasks'])} tasks, 95% stratified-bootstrap "
                  "intervals", fontsize=10)
     fig.tight_layout()
