@@ -44,7 +44,7 @@ def show(name, as_json):
         budget = 300                         # optional: the benchmark's clock units
         workers = 4                          # optional
     """
-    from nasbench_cli.suites.definition import load_suite
+    from nasbench_cli.suites.definition import load_suite, task_count
 
     s = load_suite(name)
     tasks = [{"task": t.name, "benchmark": t.benchmark, "kind": t.kind, "objectives": list(t.objectives),
@@ -53,7 +53,7 @@ def show(name, as_json):
         echo_json({"suite": s.name, "version": s.version, "description": s.description, "rule": s.rule,
                    "tasks": tasks})
         return
-    count = f"{len(s.tasks)} task{'s' if len(s.tasks) != 1 else ''}"
+    count = task_count(len(s.tasks))
     click.echo(f"{s.name} v{s.version}: {s.description} ({count})" if s.description else f"{s.name} v{s.version} ({count})")
     if s.rule:
         click.echo(f"rule: {s.rule}")

@@ -3,10 +3,7 @@ tasks, each with its 95% stratified-bootstrap interval (as rliable draws them)."
 import numpy as np
 
 from nasbench_cli.figures.style import DEFAULT_OPTIONS, FigureOptions, algo_style
-
-
-def _tasks(count: int) -> str:
-    return f"{count} task" if count == 1 else f"{count} tasks"
+from nasbench_cli.suites.definition import task_count
 
 
 def aggregate_figure(data: dict, options: FigureOptions = DEFAULT_OPTIONS):
@@ -24,7 +21,7 @@ def aggregate_figure(data: dict, options: FigureOptions = DEFAULT_OPTIONS):
         ax.set_title(f"{title} of normalised regret", fontsize=10)
         ax.set_xlabel("normalised regret (lower is better)")
         ax.grid(axis="y", visible=False)
-    axes[0].set_yticks(np.arange(len(labels)), [f"{l} ({_tasks(data['algorithms'][l]['tasks'])})" for l in labels])
+    axes[0].set_yticks(np.arange(len(labels)), [f"{l} ({task_count(data['algorithms'][l]['tasks'])})" for l in labels])
     fig.suptitle(f"suite {data['suite']} v{data['version']}: {len(data['tasks'])} tasks, 95% stratified-bootstrap "
                  "intervals", fontsize=10)
     fig.tight_layout()

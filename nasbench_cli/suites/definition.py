@@ -68,6 +68,11 @@ class Suite:
     rule: str = ""
 
 
+def task_count(count: int) -> str:
+    """'1 task', '23 tasks': a number of tasks in words, for figures and listings."""
+    return f"{count} task" if count == 1 else f"{count} tasks"
+
+
 def family(benchmark: str) -> str:
     """'cells' (ptb, wt2), 'gpt', 'nmt', 'lora', or the benchmark itself (bert)."""
     if benchmark in ("ptb", "wt2"):
