@@ -72,7 +72,7 @@ def _suite_report(results_dirs, suite_text, as_json):
     from benchmarks.core.errors import UserError
     from nasbench_cli.results.report_table import json_ready
     from nasbench_cli.results.suite_report import suite_report
-    from nasbench_cli.suites.definition import load_suite
+    from nasbench_cli.suites.definition import load_suite, task_count
 
     if len(results_dirs) != 1:
         raise UserError("--suite reads one results folder (the --out of `run --suite`)")
@@ -81,7 +81,7 @@ def _suite_report(results_dirs, suite_text, as_json):
     if as_json:
         echo_json(json_ready(data))
         return
-    click.echo(f"suite {data['suite']} v{data['version']}: {len(data['tasks'])} tasks; normalised regret "
+    click.echo(f"suite {data['suite']} v{data['version']}: {task_count(len(data['tasks']))}; normalised regret "
                f"({data['normalisation']}), lower is better")
     click.echo(f"{'algorithm':<12} {'tasks':>5} {'trials':>6}  {'IQM':>6} {'95% CI':>15}  {'mean':>6} {'95% CI':>15}  "
                f"{'mean rank':>9}  {'P(< rs)':>7}")
@@ -97,7 +97,7 @@ def _suite_report(results_dirs, suite_text, as_json):
     for label in sorted(anytime["iqm"], key=lambda name: data["algorithms"][name]["iqm"]):
         click.echo(f"{label:<12} " + " ".join("            -" if v is None else f"{v:6.3f} ({r:4.2f})"
                                              for v, r in zip(anytime["iqm"][label], anytime["mean_rank"][label])))
-    for cd, what in ((data["critical_difference"], f"the {len(data['cd_tasks'])} tasks every algorithm ran"),
+    for cd, what in ((data["critical_difference"], f"the {task_count(len(data['cd_tasks']))} every algorithm ran"),
                      (data["critical_difference_all_tasks"], "all tasks, the algorithms that ran each")):
         if cd:
             ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
