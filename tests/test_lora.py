@@ -12,7 +12,7 @@ import pytest
 from benchmarks.core.errors import DataError
 from benchmarks.core.registry import load_benchmark
 from benchmarks.core.space import architectures
-from benchmarks.lora.table import FILE, bleu_curves, data_folder, parse_corpus
+from benchmarks.lora.table import FILE, bleu_curves, curve_lengths, data_folder, parse_corpus
 from optimizers.registry import make_algorithm
 
 import cli_process
@@ -35,15 +35,35 @@ def test_the_tables_hold_every_fine_tuning_curve(name, count, top):
     search, raw = benchmark.search, records(name[5:])
     assert search.n == len(raw) == count and search.max_epochs == top
     assert len(set(architectures(search))) == count
+    assert (search.n_epochs == top).all() and (search.status == "OK").all()
     for row, record in enumerate(raw):            # row k is the corpus's k-th record, checkpoint k is epoch k
         length = len(record["perplexity_curve"])
-        assert search.n_epochs[row] == length
+        assert curve_lengths(search)[row] == length
         assert np.array_equal(search.val_loss[row, :length], record["perplexity_curve"])
-        assert np.isnan(search.val_loss[row, length:]).all()
+        assert (search.val_loss[row, length:] == record["perplexity_optimal"]).all()   # the kept model, past the end
         assert np.array_equal(bleu_curves(search)[row, :length], record["bleu_curve"])
+        assert np.isnan(bleu_curves(search)[row, length:]).all()
         assert search.val_loss[row, :length].min() == record["perplexity_optimal"]
+        assert (search.wall_time_s[row, :length] == 1).all() and (search.wall_time_s[row, length:] == 0).all()
+    assert np.array_equal(benchmark.test_loss, search.val_loss)
     assert benchmark.l_star == min(r["perplexity_optimal"] for r in raw)
-    assert np.array_equal(search.wall_time_s[np.isfinite(search.val_loss)], np.ones(int(search.n_epochs.sum())))
+
+
+def test_a_run_asked_past_its_curve_end_is_finished_with_its_kept_model_and_charged_what_it_trained():
+    from benchmarks.core.environment import Environment
+
+    benchmark = load_benchmark("lora-fr-en")
+    search = benchmark.search
+    row = int(np.argmin(curve_lengths(search)))
+    length, curve = int(curve_lengths(search)[row]), search.val_loss[row]
+    env = Environment(search)
+    half = env.train(row, length - 2)
+    assert half.status == "OK" and half.cost_s == length - 2
+    done = env.train(row, 74)                     # the top fidelity: early stopping ended it at `length`
+    assert done.status == "OK" and not done.diverged and done.epochs == done.requested_epochs == 74
+    assert done.cost_s == 2 and env.time_s == length                # only the checkpoints it trained
+    assert done.last_val_loss == curve[:length].min()
+    assert env.incumbent == (row, int(np.argmin(curve[:length])) + 1)   # the recorded checkpoint, not a padded one
 
 
 def test_hyperband_and_asha_take_their_top_rung_from_the_table():
@@ -68,11 +88,15 @@ def test_the_multi_fidelity_set_runs_and_a_fixed_epoch_count_is_refused(tmp_path
     assert done.returncode == 0, done.stderr
     for run in json.loads(done.stdout)["benchmarks"]:
         assert run["budget_checkpoints"] == 120 and set(run["algorithms"]) == {"hb", "asha", "ahb", "rs", "re", "tpe"}
+        search = load_benchmark(run["benchmark"]).search
+        length = dict(zip(search.ids.tolist(), curve_lengths(search).tolist()))
         for label in run["algorithms"]:
             for path in (out / run["benchmark"] / label).glob("trial-*.json"):
                 record = json.loads(path.read_text())
-                epochs, from_epoch = record["trajectory"]["epochs"], record["jobs"]["from_epoch"]
-                assert sum(e - f for e, f in zip(epochs, from_epoch)) <= 120     # one clock unit per checkpoint
+                trajectory, from_epoch = record["trajectory"], record["jobs"]["from_epoch"]
+                trained = [min(e, length[a]) - min(f, length[a])           # nothing is charged past a curve's end
+                           for a, e, f in zip(trajectory["arch"], trajectory["epochs"], from_epoch)]
+                assert sum(trained) <= 120 and record["simulated_time_s"] == sum(trained)   # a unit a checkpoint
     lcbo = cli("run", "--benchmark", "lora-zh-en", "--algo", "lcbo", "--trials", "2", "--out", out)
     assert lcbo.returncode == 0, lcbo.stderr            # its epochs-only mode, chosen and recorded
     settings = json.loads((out / "lora-zh-en" / "lcbo" / "trial-0.json").read_text())["settings"]

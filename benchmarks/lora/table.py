@@ -3,9 +3,15 @@
 Each `finetune` record of `nmtlc.jsonl` for the corpus is one row (in file order; id = its position among
 the corpus's records): its configuration (benchmarks.lora.space), its dev perplexity at each checkpoint
 (`perplexity_curve`, the fidelity: checkpoint k is "epoch" k) and its dev BLEU at each checkpoint
-(`bleu_curve`, reported beside the perplexity, never searched on). A curve ends where training stopped
-(early stopping): a row trained past its last checkpoint stops there ("stopped early"), as a short
-NAS-Bench-NLP log does.
+(`bleu_curve`, reported beside the perplexity, never searched on). A curve ends where early stopping
+ended training; the run's result is then its lowest-perplexity checkpoint (the file's `perplexity_optimal`
+equals the curve's minimum in all 321 fine-tuning records: the kept model). So the searcher's table holds,
+past a curve's end up to the table's top checkpoint, that lowest perplexity at no cost (wall time 0): a run
+asked for more checkpoints than it trained is a finished run with status OK, charged the checkpoints it
+trained, whose perplexity at the top fidelity is that of the model early stopping kept. (Until 2026-11-27
+such a run was reported "stopped early", a failure status, and searchers that train to the top fidelity
+treated nearly every LoRA run as failed.) `curve_lengths` gives the checkpoints each run really trained.
+The regret is unchanged by the padding: the padded value is the curve's own minimum.
 
 Measured on the data (docs/results/nmt.md): curves of 13-74 checkpoints on fr-en (median 19) and 7-28 on
 zh-en (median 15); the lowest perplexity falls at checkpoint 8 (fr-en) and 7 (zh-en) in the median, never at
@@ -117,28 +123,46 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
     if lengths.max() > width:
         raise DataError(f"{folder / FILE}: a {spec.name} curve has {lengths.max()} checkpoints, more than the "
                         f"{width} its catalog entry allows")
-    loss = _matrix(parsed["ppl"], width)
+    loss = _kept_model_padding(_matrix(parsed["ppl"], width), lengths)
+    trained = np.arange(width)[None, :] < lengths[:, None]
     recipes = encode_blob([c.to_json() for c in parsed["configs"]])
     names = encode_blob([f"{spec.name}-{i}" for i in range(n)])
     search = SearchTable(name=spec.name, ids=np.arange(n, dtype=np.int64), train_loss=np.full((n, width), np.nan),
-                         val_loss=loss.copy(), wall_time_s=np.where(np.isfinite(loss), 1.0, np.nan),
-                         n_epochs=lengths, status=np.array(["OK"] * n), num_params=np.zeros(n, dtype=np.int64),
+                         val_loss=loss.copy(), wall_time_s=np.where(trained, 1.0, 0.0),
+                         n_epochs=np.full(n, width, dtype=np.int64), status=np.array(["OK"] * n), num_params=np.zeros(n, dtype=np.int64),
                          recipe_blob=recipes[0], recipe_offsets=recipes[1], log_name_blob=names[0],
                          log_name_offsets=names[1], space=parsed["space"])
-    _BLEU[id(search)] = (search, immutable(_matrix(parsed["bleu"], width)))
+    _RECORDED[id(search)] = (search, immutable(_matrix(parsed["bleu"], width)), immutable(lengths))
     return Benchmark(search=search, test_loss=loss, data_dir=folder, source=folder / FILE,
                      checksum=parsed["checksum"], cache_path=None)
 
 
-_BLEU: dict = {}
+def _kept_model_padding(loss: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """`loss` [n, checkpoints] with each row past its curve's end set to the curve's lowest perplexity."""
+    padded = loss.copy()
+    for row, length in enumerate(lengths.tolist()):
+        padded[row, length:] = loss[row, :length].min()
+    return padded
+
+
+_RECORDED: dict = {}       # id(search) -> (search, BLEU curves, curve lengths) as the file records them
+
+
+def _recorded(search) -> tuple:
+    entry = _RECORDED.get(id(search))
+    if entry is None or entry[0] is not search:
+        raise UserError(f"{getattr(search, 'name', '?')} is not a loaded NMTLC table")
+    return entry
 
 
 def bleu_curves(search) -> np.ndarray:
-    """[n, checkpoints] dev BLEU per checkpoint (NaN past a curve's end)."""
-    entry = _BLEU.get(id(search))
-    if entry is None or entry[0] is not search:
-        raise UserError(f"{getattr(search, 'name', '?')} is not a loaded NMTLC table")
-    return entry[1]
+    """[n, checkpoints] dev BLEU per checkpoint as recorded (NaN past a curve's end)."""
+    return _recorded(search)[1]
+
+
+def curve_lengths(search) -> np.ndarray:
+    """[n] checkpoints each run trained before early stopping ended it (the table pads past them)."""
+    return _recorded(search)[2]
 
 
 def test_losses(benchmark: Benchmark):

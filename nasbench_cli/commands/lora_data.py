@@ -9,12 +9,12 @@ def lora_summary(benchmark) -> dict:
     import numpy as np
 
     from benchmarks.core.registry import get_spec
-    from benchmarks.lora.table import bleu_curves
+    from benchmarks.lora.table import bleu_curves, curve_lengths
 
     search = benchmark.search
-    lengths = search.n_epochs
+    lengths = curve_lengths(search)                              # the table pads past them with the lowest
     ppl = search.val_loss
-    best_at = np.nanargmin(ppl, axis=1) + 1                      # 1-based checkpoint of each curve's lowest
+    best_at = np.nanargmin(ppl, axis=1) + 1                      # 1-based checkpoint of each curve's lowest (first)
     bleu = bleu_curves(search)
     best = benchmark.best_index
 
@@ -60,10 +60,10 @@ def lora_record(benchmark, row: int) -> dict:
     """One configuration: its curves and where its perplexity is lowest."""
     import numpy as np
 
-    from benchmarks.lora.table import bleu_curves
+    from benchmarks.lora.table import bleu_curves, curve_lengths
 
     search = benchmark.search
-    length = int(search.n_epochs[row])
+    length = int(curve_lengths(search)[row])
     ppl = search.val_loss[row, :length]
     at = int(np.argmin(ppl))
     return {"id": int(search.ids[row]), "benchmark": benchmark.name, "config": json.loads(search.recipes[row]),
