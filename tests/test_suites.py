@@ -105,6 +105,14 @@ def test_run_and_report_a_suite(tmp_path):
     assert trim_mean(np.array([0.0, 1.0, 2.0, 3.0]), 0.25) == 1.5            # IQM: the middle half's mean
     again = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)
     assert again["algorithms"] == report["algorithms"]                     # the bootstrap is seeded
+    two = json.loads(cli("report", "--suite", "smoke", out, "--algo", "rs,re", "--json").stdout)
+    assert set(two["algorithms"]) == {"rs", "re"} and two["algorithms"]["rs"]["iqm"] == rs["iqm"]
+    assert two["algorithms"]["rs"]["mean_rank"] + two["algorithms"]["re"]["mean_rank"] == pytest.approx(3.0)  # of two
+    for refused in (cli("report", "--suite", "smoke", out, "--algo", "rs,hb"),
+                    cli("report", "--suite", "smoke", out, "--benchmark", "wt2"),
+                    cli("plot", "--suite", "smoke", out, "--benchmark", "wt2", "--out", tmp_path / "f")):
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+    assert "no results of hb" in cli("report", "--suite", "smoke", out, "--algo", "rs,hb").stderr
     # anytime: at 100% of the budget the table's IQM; at 30% re's trials cut there, recomputed here
     anytime = report["anytime"]
     assert anytime["fractions"][-1] == 1.0 and anytime["iqm"]["rs"][-1] == pytest.approx(rs["iqm"])

@@ -25,7 +25,8 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
               help="A suite's aggregate figures instead (RESULTS_DIR: the --out of `run --suite`): "
                    "<suite>-iqm (IQM and mean of normalised regret with 95% stratified-bootstrap intervals) and "
                    "<suite>-critical-difference (over the tasks every algorithm ran) and, when some algorithms skip tasks, "
-                   "<suite>-critical-difference-all-tasks (the algorithms that ran every task, over all tasks).")
+                   "<suite>-critical-difference-all-tasks (the algorithms that ran every task, over all tasks); "
+                   "with --algo, of those algorithms only.")
 @click.option("--indicator", type=click.Choice(["hv", "hv-range", "igd+"]), default="hv", show_default=True,
               help="Multi-objective runs: what the regret figures draw (as `report --indicator`; the axis names it). "
                    "hv: the recorded HV regret; hv-range and igd+: recomputed job by job from the trials' jobs.")
@@ -58,6 +59,7 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, b
     import sys
     from pathlib import Path
 
+    from benchmarks.core.errors import UserError
     from nasbench_cli.figures.plotting import figures_for, parse_formats, plot_benchmark
     from nasbench_cli.figures.style import FigureOptions
     from nasbench_cli.results.files import load_many, parse_name_list, verify_against_data
@@ -65,7 +67,10 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, b
     formats = parse_formats(format_text)
     options = FigureOptions(bands=bands, band_kind=band_kind, title=title, width_in=width_in)
     if suite_text is not None:
-        return _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json)
+        if benchmark_text or indicator != "hv":
+            raise UserError("--suite takes --algo; --benchmark and --indicator apply to a plain plot "
+                            "(`nasbench plot RESULTS/TASK`)")
+        return _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, parse_name_list(algo_text))
     order = parse_name_list(algo_text)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), order)
     if order:      # the legends list the runs in the order asked for
@@ -136,7 +141,7 @@ def _critical_difference(runs, out, formats, options):
             plt.close(fig)
 
 
-def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json):
+def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, only=None):
     """`plot --suite`: the aggregate figure and the critical-difference diagram of a suite's results."""
     from pathlib import Path
 
@@ -153,7 +158,7 @@ def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json):
     if len(results_dirs) != 1:
         raise UserError("--suite reads one results folder (the --out of `run --suite`)")
     suite = load_suite(suite_text)
-    data = suite_report(suite, results_dirs[0])
+    data = suite_report(suite, results_dirs[0], only)
     out = Path(out_dir) if out_dir else Path(results_dirs[0]) / "figures"
     written = []
     with _rc():

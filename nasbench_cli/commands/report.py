@@ -10,7 +10,8 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
 @click.option("--suite", "suite_text", default=None, metavar="NAME|FILE.toml",
               help="Aggregate a suite's results (RESULTS_DIR as given to `run --suite --out`): normalised regret "
                    "per task, mean and IQM across tasks with stratified-bootstrap 95% intervals, mean rank, "
-                   "probability of improvement over rs, the critical-difference diagram's ranks, overtuning.")
+                   "probability of improvement over rs, the critical-difference diagram's ranks, overtuning; with "
+                   "--algo, among those algorithms only.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print GitHub Markdown tables (for a README).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
@@ -42,7 +43,10 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
     if suite_text is not None:
-        return _suite_report(results_dirs, suite_text, as_json)
+        if benchmark_text or at_text or as_markdown or indicator != "hv":
+            raise UserError("--suite takes --algo and --json; --benchmark, --at, --markdown and --indicator apply "
+                            "to a plain report (`nasbench report RESULTS/TASK`)")
+        return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text))
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     if indicator != "hv":
@@ -68,7 +72,7 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
             print_rich(table, wide=wide)
 
 
-def _suite_report(results_dirs, suite_text, as_json):
+def _suite_report(results_dirs, suite_text, as_json, only=None):
     from benchmarks.core.errors import UserError
     from nasbench_cli.results.report_table import json_ready
     from nasbench_cli.results.suite_report import suite_report
@@ -77,7 +81,7 @@ def _suite_report(results_dirs, suite_text, as_json):
     if len(results_dirs) != 1:
         raise UserError("--suite reads one results folder (the --out of `run --suite`)")
     suite = load_suite(suite_text)
-    data = suite_report(suite, results_dirs[0])
+    data = suite_report(suite, results_dirs[0], only)
     if as_json:
         echo_json(json_ready(data))
         return

@@ -156,8 +156,10 @@ def anytime_table(per_task: dict, labels) -> dict:
     return table
 
 
-def suite_report(suite, root) -> dict:
-    """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready."""
+def suite_report(suite, root, only: list | None = None) -> dict:
+    """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready. `only`: these
+    run labels alone (ranks, intervals and critical differences among them), UserError naming any without
+    results there."""
     from pathlib import Path
 
     from benchmarks.core.errors import UserError
@@ -172,6 +174,8 @@ def suite_report(suite, root) -> dict:
             missing_tasks.append(task.name)
             continue
         runs = load_results(folder).runs.get(task.benchmark, {})
+        if only is not None:
+            runs = {label: runs[label] for label in only if label in runs}
         if not runs:
             missing_tasks.append(task.name)
             continue
@@ -187,6 +191,9 @@ def suite_report(suite, root) -> dict:
         raise UserError(f"no results of suite '{suite.name}' under {root} (expected {root}/<task>/, e.g. "
                         f"{root / suite.tasks[0].name}); run `nasbench run --suite {suite.name} --out {root}` first")
     labels = list(dict.fromkeys(label for runs in per_task.values() for label in runs if not label.startswith("__")))
+    absent = [label for label in only or () if label not in labels]
+    if absent:
+        raise UserError(f"--algo: no results of {', '.join(absent)} under {root}")
     algorithms = {}
     for label in labels:
         groups = [runs[label] for runs in per_task.values() if label in runs]
