@@ -34,10 +34,15 @@ def load_benchmark(name: str = "ptb", data_dir=None):
 def learning_curve(benchmark, arch: int) -> dict:
     """The recorded learning curve of architecture `arch` (its recepie_id) as lists, one entry per
     recorded epoch: `val_logppl`, `test_logppl`, `train_logppl` (log-perplexity), `wall_time_s`
-    (seconds per epoch), with `status` and `num_params`."""
+    (seconds per epoch), with `status` and `num_params`. On lora-* the curve as recorded, up to where
+    early stopping ended it (the searcher's table pads it past there with its lowest perplexity)."""
     search = benchmark.search
     row = search.index_of(arch)
     epochs = int(search.n_epochs[row])
+    if search.name.startswith("lora-"):
+        from benchmarks.lora.table import curve_lengths
+
+        epochs = int(curve_lengths(search)[row])
 
     def values(matrix):
         return [float(v) for v in matrix[row, :epochs]]

@@ -64,6 +64,10 @@ def test_a_run_asked_past_its_curve_end_is_finished_with_its_kept_model_and_char
     assert done.cost_s == 2 and env.time_s == length                # only the checkpoints it trained
     assert done.last_val_loss == curve[:length].min()
     assert env.incumbent == (row, int(np.argmin(curve[:length])) + 1)   # the recorded checkpoint, not a padded one
+    from nasbench_cli.api import learning_curve
+
+    shown = learning_curve(benchmark, int(search.ids[row]))           # the API shows the curve as recorded
+    assert shown["epochs"] == length and shown["val_logppl"] == curve[:length].tolist()
 
 
 def test_hyperband_and_asha_take_their_top_rung_from_the_table():
