@@ -123,8 +123,9 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
     if lengths.max() > width:
         raise DataError(f"{folder / FILE}: a {spec.name} curve has {lengths.max()} checkpoints, more than the "
                         f"{width} its catalog entry allows")
-    loss = _kept_model_padding(_matrix(parsed["ppl"], width), lengths)
     trained = np.arange(width)[None, :] < lengths[:, None]
+    recorded = _matrix(parsed["ppl"], width)               # NaN past a curve's end
+    loss = np.where(trained, recorded, np.nanmin(recorded, axis=1, keepdims=True))   # past it: the kept model
     recipes = encode_blob([c.to_json() for c in parsed["configs"]])
     names = encode_blob([f"{spec.name}-{i}" for i in range(n)])
     search = SearchTable(name=spec.name, ids=np.arange(n, dtype=np.int64), train_loss=np.full((n, width), np.nan),
@@ -135,14 +136,6 @@ def load(spec, data_dir=None, rebuild_cache: bool = False) -> Benchmark:
     _RECORDED[id(search)] = (search, immutable(_matrix(parsed["bleu"], width)), immutable(lengths))
     return Benchmark(search=search, test_loss=loss, data_dir=folder, source=folder / FILE,
                      checksum=parsed["checksum"], cache_path=None)
-
-
-def _kept_model_padding(loss: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """`loss` [n, checkpoints] with each row past its curve's end set to the curve's lowest perplexity."""
-    padded = loss.copy()
-    for row, length in enumerate(lengths.tolist()):
-        padded[row, length:] = loss[row, :length].min()
-    return padded
 
 
 _RECORDED: dict = {}       # id(search) -> (search, BLEU curves, curve lengths) as the file records them
