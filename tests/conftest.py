@@ -30,6 +30,11 @@ import pytest  # noqa: E402
 
 import benchmarks  # noqa: F401  (before any test module imports numpy: pins the BLAS kernels)
 
+# A run without --jobs starts one trial process, not one per core: the suite already runs one test per core
+# (pytest-xdist), so a second process per run only competes with the other test and imports the
+# algorithms' libraries (SMAC, XGBoost, torch: 2-4 CPU s each) twice. Tests of parallel trials pass --jobs.
+os.environ["NASBENCH_JOBS"] = "1"
+
 _SESSION_CACHE = tempfile.mkdtemp(prefix="nasbench-test-cache-")
 os.environ["NASBENCH_CACHE"] = _SESSION_CACHE   # always: never the user's own cache, even if set
 atexit.register(shutil.rmtree, _SESSION_CACHE, ignore_errors=True)   # about 40 MB per process
@@ -75,6 +80,7 @@ def pytest_configure(config):
         atexit.register(shutil.rmtree, _SHARED_FEATURES[0], ignore_errors=True)
 
 
+@pytest.hookimpl(optionalhook=True)       # an xdist hook: `pytest -p no:xdist` runs the suite in one process
 def pytest_configure_node(node):
     """xdist (controller): tell each worker where the prebuilt cache is, and where the graph2vec
     features live. Those are built on first use (35-45 s each on PTB, too long to build up front) by
@@ -130,7 +136,7 @@ def pytest_collection_modifyitems(session, config, items):
     items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))      # stable: the rest as collected
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(trylast=True, optionalhook=True)
 def pytest_xdist_setupnodes(config, specs):
     """xdist (controller): keep the order above (its own reorders modules by their number of tests)."""
     config.option.loadscopereorder = False

@@ -62,8 +62,8 @@ def record(benchmark, trajectory_of) -> dict:
 
 
 def replay_cases(cases, data_dir=None) -> dict:
-    """`record`'s entries for `cases` only, computed in this process (for a worker process of the test):
-    the searcher sees the table without test losses."""
+    """`record`'s entries for `cases` only, computed in this process; the searcher sees the table without
+    test losses."""
     from benchmarks.core.regret import trajectory
     from benchmarks.core.registry import load_benchmark
     from nasbench_cli.harness.trial import run_algorithm

@@ -57,7 +57,9 @@ def test_numpy_imported_before_nasbench_is_said_in_one_line_where_the_cpu_picks_
 
 def test_the_cli_says_which_kernels_a_score_build_used(tmp_path):
     pytest.importorskip("torch")
-    env = dict(os.environ, NASBENCH_CACHE=str(tmp_path))
+    from session_cache import seeded_cache
+
+    env = dict(os.environ, NASBENCH_CACHE=str(seeded_cache(tmp_path)))
     command = [sys.executable, "-m", "nasbench_cli.main", "proxies", "build", "--sample", "1",
                "--metric", "hidden_covariance_l1", "--json"]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

@@ -23,10 +23,24 @@ def test_stratified_intervals_agree_with_scipys_bootstrap(statistic):
     tasks = [np.abs(rng.normal(0.3, 0.2, 30)) * scale for scale in rng.uniform(0.5, 2.0, 8)]  # 8 tasks, 30 trials
     tasks[3] = tasks[3][:12]                                           # one task with fewer trials
     ours = stratified_interval(tasks, statistic)
-    theirs = bootstrap(tuple(tasks), lambda *groups: statistic(np.concatenate(groups)), vectorized=False,
-                       n_resamples=4000, method="percentile", random_state=np.random.default_rng(1))
+    theirs = bootstrap(tuple(tasks), lambda *groups, axis: statistic(np.concatenate(groups, axis=axis), axis=axis),
+                       vectorized=True, n_resamples=4000, method="percentile", random_state=np.random.default_rng(1))
     tolerance = 0.3 * theirs.standard_error
     assert BOOTSTRAP_RESAMPLES == 2000
     assert ours[0] == pytest.approx(theirs.confidence_interval.low, abs=tolerance)
     assert ours[1] == pytest.approx(theirs.confidence_interval.high, abs=tolerance)
     assert ours[0] < statistic(np.concatenate(tasks)) < ours[1]
+
+
+def test_the_stacked_resamples_give_the_one_at_a_time_interval_exactly():
+    """stratified_interval evaluates the statistic on all resamples at once (one row each); a loop drawing and
+    scoring one resample at a time, with the same generator, gives the same interval to the last bit."""
+    rng = np.random.default_rng(3)
+    tasks = [np.round(np.abs(rng.normal(0.3, 0.2, n)), 2) for n in (30, 12, 1, 7)]     # ties, a one-trial task
+    for statistic in (np.mean, iqm):
+        draws = np.random.default_rng(5)
+        values = [statistic(np.concatenate([g[draws.integers(0, len(g), len(g))] for g in tasks]))
+                  for _ in range(BOOTSTRAP_RESAMPLES)]
+        tail = (1 - 0.95) / 2 * 100
+        assert stratified_interval(tasks, statistic, seed=5) == (np.percentile(values, tail),
+                                                                 np.percentile(values, 100 - tail))

@@ -143,14 +143,10 @@ def test_analyze_proxies_reads_the_shipped_table_and_says_what_to_build_for_the_
     metrics nothing scores, names the command to run and its rough cost."""
     import json
     import os
-    import shutil
-    from pathlib import Path
 
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    for packed in Path(os.environ["NASBENCH_CACHE"]).glob("ptb-*.npz"):   # the session's packed PTB
-        shutil.copy2(packed, cache / packed.name)
-    env = {**os.environ, "NASBENCH_CACHE": str(cache)}
+    from session_cache import seeded_cache
+
+    env = {**os.environ, "NASBENCH_CACHE": str(seeded_cache(tmp_path / "cache"))}
     build = nasbench("proxies", "build", "--metric", "hidden_covariance_l1", "--sample", "600", "--json", env=env)
     assert build.returncode == 0, build.stderr
     result = nasbench("analyze", "proxies", "--no-ablation", "--json", env=env)

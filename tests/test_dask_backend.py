@@ -101,7 +101,7 @@ def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
     suites = [["--algo", "rs10e,smac,bo10d", "--trials", "1", "--budget-hours", "30"],
               ["--algo", "asha,hb,re", "--workers", "3", "--trials", "1", "--budget-hours", "20"]]
     for suite in suites:
-        ran_local = nasbench("run", *suite, "--jobs", "2", "--out", str(local), "--json")
+        ran_local = nasbench("run", *suite, "--out", str(local), "--json")
         assert ran_local.returncode == 0, ran_local.stderr
         ran_dask = nasbench("run", *suite, "--backend", "dask", "--scheduler", "local:2", "--out", str(dask),
                             "--json")
@@ -219,12 +219,9 @@ def test_an_external_cluster_needs_no_data_and_survives_losing_its_scheduler(tmp
     """Workers without the nanny preload are refused; workers that cannot see the data or any cache give
     the local backend's files (features and training-free scores shipped from the client); the scheduler
     killed mid-run is one line with the finished files kept, and another cluster completes the rest."""
-    cache = tmp_path / "cache"             # the client's own cache, with training-free scores for prs
-    cache.mkdir()
-    import shutil
+    from session_cache import seeded_cache
 
-    for packed in Path(os.environ["NASBENCH_CACHE"]).glob("ptb-*.npz"):
-        shutil.copy2(packed, cache / packed.name)
+    cache = seeded_cache(tmp_path / "cache")   # the client's own cache, with training-free scores for prs
     env = dict(os.environ, NASBENCH_CACHE=str(cache))
     built = nasbench("proxies", "build", "--metric", "num_params", "--sample", "300", env=env)
     assert built.returncode == 0, built.stderr
@@ -294,12 +291,16 @@ def test_an_unreachable_scheduler_is_one_line(monkeypatch):
         dask_backend.connect(dask_backend.parse_scheduler("tcp://127.0.0.1:9"))
 
 
-def test_parse_scheduler():
+def test_parse_scheduler(monkeypatch):
     from benchmarks.core.errors import UserError
+    from nasbench_cli.harness.cores import available_cores
     from nasbench_cli.harness.dask_backend import parse_scheduler
 
     assert parse_scheduler("local:3").local_workers == 3
-    assert parse_scheduler(None).local_workers == (os.cpu_count() or 1)
+    monkeypatch.delenv("NASBENCH_JOBS", raising=False)
+    assert parse_scheduler(None).local_workers == available_cores()
+    monkeypatch.setenv("NASBENCH_JOBS", "3")
+    assert parse_scheduler("local").local_workers == 3
     assert parse_scheduler("tcp://10.0.0.1:8786").address == "tcp://10.0.0.1:8786"
     for empty in ("tcp://:", "tcp://", "tcp://:8786", "tcp://host:", "tcp://host:99999"):   # at once, one line
         with pytest.raises(UserError, match="expected tcp://HOST:PORT"):

@@ -517,12 +517,12 @@ def test_no_test_loss_is_reachable_while_an_algorithm_runs(tmp_path, backend, pr
     algorithm in one worker process."""
     (tmp_path / "frames.py").write_text(FRAMES)
     extra = ["--backend", "dask", "--scheduler", "local:1"] if backend == "dask" else ["--jobs", "1"]
-    run = cli("run", "--algo", f"{tmp_path}/frames.py:Frames,hb", "--trials", "3", "--budget-hours", "3",
+    run = cli("run", "--algo", f"{tmp_path}/frames.py:Frames,hb", "--trials", "3", "--budget-hours", "1",
               "--out", str(tmp_path / "out"), *problem, *extra)
     assert run.returncode == 0, run.stderr[-2000:]
     for k in range(3):
         record = json.loads((tmp_path / "out" / "ptb" / "frames" / f"trial-{k}.json").read_text())
-        assert record["l_star"] > 4.0 and len(record["trajectory"]["arch"]) > 0
+        assert record["l_star"] > 4.0 and len(record["trajectory"]["arch"]) > 10    # each job looked at every object
 
 
 CURVES = '''

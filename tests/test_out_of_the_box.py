@@ -18,6 +18,7 @@ from benchmarks.proxies import shipped
 from benchmarks.proxies.score_cache import ScoreCache, load_scores
 
 import cli_process
+from session_cache import seeded_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 METRIC = "hidden_covariance_l1"
@@ -194,10 +195,11 @@ def test_a_subset_folder_runs_what_it_can_and_refuses_the_rest_in_one_line(tmp_p
 
 
 def test_missing_scores_are_refused_in_the_parent_before_any_worker(tmp_path):
-    """No scores on test tokens are shipped: an empty cache gives the one line, with two jobs, every time."""
+    """No scores on test tokens are shipped: a cache without scores gives the one line, with two jobs, every time."""
+    cache = seeded_cache(tmp_path / "cache")
     for attempt in range(3):
         out = run_cli("run", "--algo", "lcbo,hb", "--set", "lcbo.score_split=test", "--trials", "4", "--jobs", "2",
-                      "--budget-hours", "10", "--out", str(tmp_path / f"r{attempt}"), cache=tmp_path / "cache")
+                      "--budget-hours", "10", "--out", str(tmp_path / f"r{attempt}"), cache=cache)
         assert out.returncode == 2, out.stderr
         assert out.stderr.startswith("error: lcbo reads 'hidden_covariance_l1' scores (test tokens) and none")
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr and "Exception" not in out.stderr
@@ -219,20 +221,21 @@ def test_a_partial_score_table_is_a_note_naming_the_build_command(ptb, monkeypat
 
 def test_build_split_and_rescore_options(tmp_path, ptb, monkeypatch):
     pytest.importorskip("torch")
-    shipped_only = run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--json", cache=tmp_path)
+    cache = seeded_cache(tmp_path / "cache")
+    shipped_only = run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--json", cache=cache)
     assert shipped_only.returncode == 0, shipped_only.stderr
     info = json.loads(shipped_only.stdout)
     assert (info["already_cached"], info["scored_now"]) == (3, 0) and info["cache"].endswith("-train-v1")
     rescored = json.loads(run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--rescore", "--json",
-                                  cache=tmp_path).stdout)
+                                  cache=cache).stdout)
     assert rescored["scored_now"] == 3
     test_split = json.loads(run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--split", "test",
-                                    "--json", cache=tmp_path).stdout)
+                                    "--json", cache=cache).stdout)
     assert test_split["scored_now"] == 3 and test_split["cache"].endswith("seed0-b32-t20-v1")
-    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path))
+    monkeypatch.setenv("NASBENCH_CACHE", str(cache))
     train = load_scores(ptb, METRIC)
     test = load_scores(ptb, METRIC, split="test")
     rows = np.flatnonzero(~np.isnan(test))
     assert len(rows) == 3 and not np.array_equal(train[rows], test[rows])   # other tokens, other scores
-    bad = run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--split", "valid", cache=tmp_path)
+    bad = run_cli("proxies", "build", "--metric", METRIC, "--sample", "3", "--split", "valid", cache=cache)
     assert bad.returncode == 2

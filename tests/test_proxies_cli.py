@@ -7,6 +7,7 @@ import sys
 import pytest
 
 import cli_process
+from session_cache import seeded_cache
 
 pytest.importorskip("torch")
 
@@ -58,20 +59,21 @@ def test_bad_recipe_is_a_user_error(tmp_path):
 
 
 def test_build_status_and_analyze(tmp_path, ptb, monkeypatch):
-    out = run_cli("proxies", "build", "--metric", "num_params", "--sample", "30", "--json", cache=tmp_path)
+    cache = seeded_cache(tmp_path / "cache")
+    out = run_cli("proxies", "build", "--metric", "num_params", "--sample", "30", "--json", cache=cache)
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)
     assert summary["scored_now"] == 30 and summary["failed"] == 0
     again = json.loads(run_cli("proxies", "build", "--metric", "num_params", "--sample", "40", "--json",
-                               cache=tmp_path).stdout)
+                               cache=cache).stdout)
     assert (again["already_cached"], again["scored_now"]) == (30, 10)
-    status = json.loads(run_cli("proxies", "status", "--json", cache=tmp_path).stdout)
+    status = json.loads(run_cli("proxies", "status", "--json", cache=cache).stdout)
     assert status["metrics"]["num_params"]["scored"] == 40 and status["metrics"]["jacobian_cosine"]["scored"] == 0
     from click.testing import CliRunner
 
     from nasbench_cli.commands.analyze_proxies import proxies
 
-    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path))
+    monkeypatch.setenv("NASBENCH_CACHE", str(cache))
     result = CliRunner().invoke(proxies, ["--no-ablation", "--json"])
     assert result.exit_code == 0, result.output
     table = {r["metric"]: r for r in json.loads(result.output)["metrics"]}
@@ -90,13 +92,7 @@ def test_check_params_on_all_cells(ptb):
 def test_proxy_trials_are_not_reused_when_the_score_table_changes(tmp_path, ptb):
     """A prs result depends on the cached scores: its file records their checksum, a rerun on the same
     scores does nothing, and a rerun after the score table grew is refused until --overwrite."""
-    import shutil
-    from pathlib import Path
-
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    for packed in Path(os.environ["NASBENCH_CACHE"]).glob("ptb-*.npz"):   # the session's packed PTB
-        shutil.copy2(packed, cache / packed.name)
+    cache = seeded_cache(tmp_path / "cache")
     assert run_cli("proxies", "build", "--metric", "num_params", "--sample", "300", cache=cache).returncode == 0
     args = ("run", "--algo", "prs", "--set", "prs.metric=num_params", "--trials", "2", "--budget-hours", "20",
             "--jobs", "1", "--out", str(tmp_path / "results"), "--json")
@@ -122,9 +118,10 @@ def test_analyze_says_when_an_ablation_will_take_minutes(tmp_path, ptb, monkeypa
     from benchmarks.proxies import analysis
     from nasbench_cli.commands.analyze_proxies import proxies
 
+    cache = seeded_cache(tmp_path / "cache")
     assert run_cli("proxies", "build", "--metric", "num_params", "--sample", "30", "--json",
-                   cache=tmp_path).returncode == 0
-    monkeypatch.setenv("NASBENCH_CACHE", str(tmp_path))
+                   cache=cache).returncode == 0
+    monkeypatch.setenv("NASBENCH_CACHE", str(cache))
     ran = []
 
     def quick_ablation(benchmark, cache, kind, progress=None):      # the scoring itself is tested elsewhere

@@ -119,3 +119,23 @@ def test_absurd_trials_are_refused_and_jobs_are_capped_at_the_trials(tmp_path, p
     assert capped.returncode == 0, capped.stderr
     assert "more than the" in capped.stderr
     assert len(list((tmp_path / "ptb" / "rs50e").glob("trial-*.json"))) == 2
+
+
+def test_the_default_number_of_processes_is_nasbench_jobs_else_the_cores_here(tmp_path, ptb, monkeypatch):
+    """Without --jobs a run starts $NASBENCH_JOBS processes (this suite sets 1, conftest.py), else one per core
+    this process may use; anything but a positive whole number there is one line, before any work."""
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.harness.cores import available_cores, default_jobs
+
+    monkeypatch.delenv("NASBENCH_JOBS", raising=False)
+    assert default_jobs() == available_cores() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("NASBENCH_JOBS", " 3 ")
+    assert default_jobs() == 3
+    for bad in ("0", "-2", "two", "1.5"):
+        monkeypatch.setenv("NASBENCH_JOBS", bad)
+        with pytest.raises(UserError, match="NASBENCH_JOBS="):
+            default_jobs()
+    refused = nasbench("run", "--algo", "rs50e", "--trials", "2", "--budget-hours", "10", "--out", str(tmp_path),
+                       env={**os.environ, "NASBENCH_JOBS": "many"})
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "NASBENCH_JOBS='many'" in refused.stderr
+    assert not list(tmp_path.rglob("trial-*.json"))

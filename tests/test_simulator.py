@@ -15,24 +15,17 @@ from optimizers.multi_fidelity.asha import ASHA, rung_levels
 from optimizers.base import Algorithm, Job, SequentialAlgorithm
 from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
-from port_fixture import ALGORITHMS, CASES as PORT_CASES, inputs_for, load_fixture, replay_cases
+from port_fixture import CASES as PORT_CASES, inputs_for, load_fixture, replay_cases
 
 
 def test_one_worker_trajectories_are_byte_identical_to_before_the_port(ptb):
     """All ten algorithms, 3 seeds each, at 1000 h (300 h for BO, TPE, SMAC; prs/phb also 200 h):
     trajectory and final simulated time equal, byte for byte, what the code before the ask/tell port
-    recorded (tests/data/pre_port_trajectories.json.gz, made at commit 58627cc)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
+    recorded (tests/data/pre_port_trajectories.json.gz, made at commit 58627cc). In this process: the
+    suite already runs one test per core, and two processes of its own would each import SMAC, XGBoost and
+    hyperopt again (about 8 CPU s each)."""
     reference = load_fixture()["cases"]
-    for algo in ALGORITHMS:           # build any feature cache here, once, before the two processes read it
-        inputs_for(ptb, algo)
-    halves = [PORT_CASES[0::2], PORT_CASES[1::2]]   # each algorithm's seeds spread over both (CI has 2 cores)
-    # a private pool: joblib's reusable one may already be held by a run earlier in this session
-    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        parts = list(pool.map(replay_cases, halves, [str(ptb.data_dir)] * 2))
-    cases = {key: case for part in parts for key, case in part.items()}
+    cases = replay_cases(PORT_CASES, str(ptb.data_dir))
     assert set(cases) == set(reference) and len(cases) == 36
     different = [key for key in cases if json.dumps(cases[key]) != json.dumps(reference[key])]
     assert not different

@@ -137,7 +137,7 @@ def run_build(benchmark, cache, metrics, rows, jobs: int = 1, progress=None, shi
 
     pool = None
     try:
-        if jobs <= 1:
+        if jobs <= 1 and tasks:       # nothing to score (all cached or shipped): no PyTorch, no corpus
             _init_worker(search.name, cache.seed, cache.batch_size, cache.seq_len, cache.split)
             for task in tasks:
                 collect(_score_task(task))

@@ -194,7 +194,7 @@ def _nmt_transfer(out_dir, formats, data_dir, as_json):
 @click.option("--time-limit", "time_limit_s", type=click.FloatRange(min=0, min_open=True), default=1.0,
               show_default=True, help="Seconds of NetworkX's GED search per pair (the release: 600).")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Processes (default: all cores).")
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Processes (default: $NASBENCH_JOBS, else all cores).")
 @figures_option
 @format_option
 @data_dir_option
@@ -205,11 +205,10 @@ def sparsity(benchmark_name, pairs, time_limit_s, seed, jobs, out_dir, format_te
     The first run computes them (about pairs x time limit / cores seconds at most) and caches them; later
     runs with the same pairs, seed and limit read the cache.
     """
-    import os
-
     from benchmarks.cells.graph_edit_distance import sparsity as compute
     from benchmarks.core.registry import load_benchmark
     from nasbench_cli.figures.paper import sparsity_figure
+    from nasbench_cli.harness.cores import default_jobs
 
     formats = parse_formats(format_text)
     benchmark = load_benchmark(benchmark_name, data_dir)
@@ -218,7 +217,7 @@ def sparsity(benchmark_name, pairs, time_limit_s, seed, jobs, out_dir, format_te
     with Progress(TextColumn("graph edit distances (cached after this run)"), BarColumn(), MofNCompleteColumn(),
                   TimeRemainingColumn(), disable=as_json, transient=True) as bar:
         task = bar.add_task("", total=pairs)
-        report = compute(benchmark, pairs, seed, time_limit_s, jobs or os.cpu_count() or 1,
+        report = compute(benchmark, pairs, seed, time_limit_s, jobs or default_jobs(),
                          progress=lambda done, total: bar.update(task, completed=done))
     written = sparsity_figure(report, out_dir, formats)
     summary = {k: v for k, v in report.items() if k not in ("ids", "ged_upper_bound", "exact")}

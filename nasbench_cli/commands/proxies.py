@@ -24,13 +24,15 @@ def _config_options(func):
 
 
 def _require_torch():
+    """UserError if PyTorch is not installed (found, not imported: a build with nothing left to score never
+    loads it)."""
+    import importlib.util
+
     from benchmarks.core.errors import UserError
 
-    try:
-        import torch  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("torch") is None:
         raise UserError("PyTorch is needed for training-free scores: pip install 'nasbench[proxies]' "
-                        "(a CPU build is enough)") from None
+                        "(a CPU build is enough)")
 
 
 def _read_recipe(path: str) -> dict:
@@ -80,17 +82,11 @@ def score(arch_id, recipe_file, metric_text, split, seed, batch_size, seq_len, b
     if (arch_id is None) == (recipe_file is None):
         raise UserError("pass exactly one of --arch ID or --recipe FILE")
     metrics = parse_metrics(metric_text)
-    _require_torch()
-    import torch
-    from threadpoolctl import threadpool_limits
-
     from benchmarks.proxies import minibatch as mb
     from benchmarks.proxies.cell_graph import cell_graph
-    from benchmarks.proxies.metrics import score_recipe
 
-    torch.set_num_threads(1)
     info = {"benchmark": benchmark_name}
-    if arch_id is not None:
+    if arch_id is not None:       # the cell first: a mistake there is one line before PyTorch loads (2-3 s)
         from benchmarks.core.registry import load_benchmark
 
         benchmark = load_benchmark(benchmark_name, data_dir)
@@ -102,6 +98,13 @@ def score(arch_id, recipe_file, metric_text, split, seed, batch_size, seq_len, b
         recipe = _read_recipe(recipe_file)
         cell_graph(recipe)
         info["recipe_file"] = recipe_file
+    _require_torch()
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    from benchmarks.proxies.metrics import score_recipe
+
+    torch.set_num_threads(1)
     corpus = mb.load_corpus(benchmark_name)
     with threadpool_limits(1):
         scores, seconds = score_recipe(recipe, corpus, metrics, seed=seed, batch_size=batch_size,

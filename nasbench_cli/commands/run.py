@@ -101,7 +101,8 @@ def summarize(paths) -> dict:
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
                    "5 trials unless --trials), results labelled ALGO@release.")
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: all cores); never changes a result.")
+@click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: $NASBENCH_JOBS, else all cores); never "
+                   "changes a result.")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where trials run: local worker processes (--jobs), or a dask.distributed cluster "
                    "(--scheduler; pip install -e '.[dask]'). Results are byte-identical either way.")
@@ -319,9 +320,9 @@ def _backend_choice(backend, scheduler):
 def _run_locked(run, benchmark, as_json: bool):
     """The run `run` (a RunDescription) itself, while this process holds the results folder's lock."""
     import math
-    import os
 
     from benchmarks.core.registry import get_spec
+    from nasbench_cli.harness.cores import available_cores, default_jobs
     from nasbench_cli.harness.runner import execute, plan_trials, remove_stale_temp_files
     from nasbench_cli.harness.trial import current_scores_checksum
     from nasbench_cli.results.files import trial_path
@@ -331,10 +332,10 @@ def _run_locked(run, benchmark, as_json: bool):
     remove_stale_temp_files(out, benchmark_name)
     scores = {algo: current_scores_checksum(benchmark, algo, run.overrides_of(algo)) for algo in algos}
     todo, done = plan_trials(run, scores, benchmark.checksum)
-    cores = os.cpu_count() or 1
+    cores = available_cores()
     if jobs is not None and jobs > cores and not as_json:
         click.echo(f"note: --jobs {jobs} is more than the {cores} cores here; trials will share them", err=True)
-    jobs = max(1, min(jobs or cores, len(todo)))    # never more processes than trials to run
+    jobs = max(1, min(jobs or default_jobs(), len(todo)))    # never more processes than trials to run
     errors = []
     if todo and not as_json:
         from nasbench_cli.harness.cost_estimate import estimate, estimate_line, worth_saying

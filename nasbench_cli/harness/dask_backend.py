@@ -51,11 +51,13 @@ class SchedulerChoice:
 
 
 def parse_scheduler(text: str | None) -> SchedulerChoice:
-    """`local:N` (N >= 1 worker processes on this machine), `local` (one per core) or a scheduler address
-    (`tcp://host:8786`, `host:8786`); None means `local`."""
+    """`local:N` (N >= 1 worker processes on this machine), `local` (one per core, or `$NASBENCH_JOBS`) or a
+    scheduler address (`tcp://host:8786`, `host:8786`); None means `local`."""
+    from nasbench_cli.harness.cores import default_jobs
+
     text = (text or "local").strip()
     if text == "local":
-        return SchedulerChoice(local_workers=os.cpu_count() or 1)
+        return SchedulerChoice(local_workers=default_jobs())
     if text.startswith(LOCAL_PREFIX):
         count = text[len(LOCAL_PREFIX):]
         if not count.isdigit() or not 1 <= int(count) <= 1024:

@@ -66,20 +66,24 @@ def normalised(records, benchmark=None) -> np.ndarray:
     return np.where(np.isfinite(finals), finals, worst) / median
 
 
-def iqm(values: np.ndarray) -> float:
+def iqm(values: np.ndarray, axis: int | None = None):
+    """Interquartile mean: the mean of the middle half (25% cut from each end, scipy's trim_mean); a float,
+    or one per row or column along `axis`."""
     from scipy.stats import trim_mean
 
-    return float(trim_mean(values, 0.25))
+    if axis is None:
+        return float(trim_mean(np.ravel(values), 0.25))
+    return trim_mean(values, 0.25, axis=axis)
 
 
 def stratified_interval(groups: list, statistic, seed: int = 0, confidence: float = 0.95) -> tuple[float, float]:
     """Percentile interval of `statistic` over stratified resamples: each group (a task's trials) resampled
-    with replacement, the groups concatenated."""
+    with replacement, the groups concatenated. `statistic(samples, axis=1)` gives one value per row of the
+    resamples stacked as rows (np.mean, iqm)."""
     rng = np.random.default_rng(seed)
-    values = []
-    for _ in range(BOOTSTRAP_RESAMPLES):
-        sample = np.concatenate([g[rng.integers(0, len(g), len(g))] for g in groups])
-        values.append(statistic(sample))
+    samples = np.stack([np.concatenate([g[rng.integers(0, len(g), len(g))] for g in groups])
+                        for _ in range(BOOTSTRAP_RESAMPLES)])
+    values = statistic(samples, axis=1)
     tail = (1 - confidence) / 2 * 100
     return float(np.percentile(values, tail)), float(np.percentile(values, 100 - tail))
 
