@@ -152,3 +152,23 @@ def test_environment_cannot_reach_test_losses(ptb):
             assert "test" not in name.lower()
             value = getattr(obj, name, None)
             assert value is not ptb.test_loss
+
+
+def test_views_of_one_table_share_its_prefix_index_and_few_are_kept(ptb, wt2):
+    """A process that wraps the table anew for each trial (the tests' NoTestTable, a plugin's view) holds one
+    prefix index (17 MB on ptb), not one per trial: the index belongs to the arrays, and only the last few
+    pairs of arrays keep theirs."""
+    from benchmarks.core import environment
+    from no_test_table import NoTestTable
+
+    first = Environment(NoTestTable(ptb.search))._index
+    assert all(Environment(NoTestTable(ptb.search))._index is first for _ in range(5))
+    assert np.array_equal(first.prefix_best_val[:, 50], np.fmin.reduce(np.where(
+        np.isfinite(ptb.search.val_loss), ptb.search.val_loss, np.inf), axis=1))
+    for k in range(environment._PREFIX_CACHE_SIZE + 2):      # other arrays of the same shape: new tables
+        table = type("Table", (), {"name": "wt2", "val_loss": wt2.search.val_loss + k,
+                                   "wall_time_s": wt2.search.wall_time_s})()
+        environment._prefix_index(table)
+    assert len(environment._PREFIX_CACHE) == environment._PREFIX_CACHE_SIZE
+    assert environment._prefix_index(ptb.search) is not first       # evicted: computed again, equal
+    assert np.array_equal(environment._prefix_index(ptb.search).cum_time_s, first.cum_time_s)

@@ -14,6 +14,7 @@ The environment holds a `SearchTable`, which has no test losses: what an optimiz
 it is what a searcher would see. Regret is computed on the harness side from `history`.
 """
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -220,19 +221,36 @@ class _PrefixIndex:
     prefix_best_epoch: np.ndarray   # [n, E+1]: its epoch (first one on ties)
 
 
+# (id of val_loss, id of wall_time_s) -> (val_loss, wall_time_s, index): the prefix index of the tables last
+# used here, shared by every view of the same arrays (a trial's, a test's stand-in); a few at most, so a
+# process that makes a new view per trial holds one index, not one per trial (17 MB each on ptb)
 _PREFIX_CACHE: dict = {}
+_PREFIX_CACHE_SIZE = 4
+_PREFIX_LOCK = threading.Lock()        # trials may run in threads (a Dask worker's)
 
 
 def _prefix_index(search: SearchTable) -> _PrefixIndex:
-    """Prefix sums of wall time and prefix minima of validation loss, computed once per table."""
-    key = id(search)
-    cached = _PREFIX_CACHE.get(key)
-    if cached is not None and cached[0] is search:
-        return cached[1]
-    n, width = search.val_loss.shape
+    """Prefix sums of wall time and prefix minima of validation loss, computed once per pair of arrays."""
+    val_loss, wall_time_s = search.val_loss, search.wall_time_s
+    key = (id(val_loss), id(wall_time_s))
+    with _PREFIX_LOCK:
+        cached = _PREFIX_CACHE.pop(key, None)
+        if cached is not None and cached[0] is val_loss and cached[1] is wall_time_s:
+            _PREFIX_CACHE[key] = cached               # the most recently used last
+            return cached[2]
+    index = _compute_prefix_index(val_loss, wall_time_s)
+    with _PREFIX_LOCK:
+        _PREFIX_CACHE[key] = (val_loss, wall_time_s, index)
+        while len(_PREFIX_CACHE) > _PREFIX_CACHE_SIZE:
+            del _PREFIX_CACHE[next(iter(_PREFIX_CACHE))]
+    return index
+
+
+def _compute_prefix_index(val_loss: np.ndarray, wall_time_s: np.ndarray) -> _PrefixIndex:
+    n, width = val_loss.shape
     cum = np.zeros((n, width + 1))
-    cum[:, 1:] = np.cumsum(np.nan_to_num(search.wall_time_s, nan=0.0), axis=1)
-    val = np.where(np.isfinite(search.val_loss), search.val_loss, np.inf)
+    cum[:, 1:] = np.cumsum(np.nan_to_num(wall_time_s, nan=0.0), axis=1)
+    val = np.where(np.isfinite(val_loss), val_loss, np.inf)
     best = np.full((n, width + 1), np.inf)
     best[:, 1:] = np.minimum.accumulate(val, axis=1)
     epoch_of_min = np.zeros((n, width + 1), dtype=np.int64)
@@ -245,6 +263,4 @@ def _prefix_index(search: SearchTable) -> _PrefixIndex:
         epoch_of_min[:, e] = current
     from benchmarks.core.table import immutable
 
-    index = _PrefixIndex(immutable(cum), immutable(best), immutable(epoch_of_min))   # no trial can change them
-    _PREFIX_CACHE[key] = (search, index)
-    return index
+    return _PrefixIndex(immutable(cum), immutable(best), immutable(epoch_of_min))   # no trial can change them
