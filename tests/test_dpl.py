@@ -41,16 +41,17 @@ def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value
 
 
 def test_dpl_runs_as_freeze_thaw_and_repeats_itself(tmp_path):
+    """The same seed, the same trajectory: in a run's worker process and again in this one (another hash seed,
+    other thread settings)."""
+    from nasbench_cli.harness.trial import run_trial
+
     out = tmp_path / "r"
     command = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "lora-zh-en", "--algo", "dpl",
                "--trials", "1", "--budget-evals", "24", "--set", "dpl.ensemble=2", "--json"]
     first = cli_process.run(command + ["--out", str(out)], capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
-    again = cli_process.run(command + ["--out", str(tmp_path / "again")], capture_output=True, text=True)
-    assert again.returncode == 0, again.stderr
     a = json.loads(next(out.rglob("trial-0.json")).read_text())
-    b = json.loads(next((tmp_path / "again").rglob("trial-0.json")).read_text())
-    assert a["trajectory"] == b["trajectory"]
+    assert a["trajectory"] == run_trial("lora-zh-en", "dpl", 0, 0, 24, overrides={"ensemble": "2"})["trajectory"]
     steps = [e - f for e, f in zip(a["trajectory"]["epochs"], a["jobs"]["from_epoch"])]
     assert set(steps) <= {0, 1} and steps.count(1) > len(steps) / 2   # a step is one checkpoint (0: past a curve's end)
     assert len(set(a["trajectory"]["arch"])) < len(steps)   # some architectures were thawed again

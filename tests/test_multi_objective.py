@@ -202,7 +202,7 @@ def test_a_multi_objective_algorithm_needs_objectives(tmp_path):
 def mo_results(tmp_path_factory):
     out = tmp_path_factory.mktemp("mo")
     for workers in (1, 4):
-        run = cli("run", "--algo", "mo", "--objectives", "logppl,params", "--trials", "2",
+        run = cli("run", "--algo", "mo", "--objectives", "logppl,params", "--trials", "1",
                   "--budget-hours", "10", "--workers", workers, "--out", out)
         assert run.returncode == 0, run.stderr
     return out
@@ -228,14 +228,13 @@ def test_every_multi_objective_algorithm_runs_and_records_its_front(mo_results, 
 
 
 def test_multi_objective_results_do_not_depend_on_jobs(mo_results, tmp_path):
-    run = cli("run", "--algo", "mo-asha,nsga2", "--objectives", "logppl,params", "--trials", "2",
+    run = cli("run", "--algo", "mo-asha,nsga2", "--objectives", "logppl,params", "--trials", "1",
               "--budget-hours", "10", "--workers", "4", "--jobs", "2", "--out", tmp_path)   # the fixture ran one job
     assert run.returncode == 0, run.stderr
     for label in ("mo-asha@4w", "nsga2@4w"):
-        for k in range(2):
-            a = json.loads((mo_results / "ptb" / label / f"trial-{k}.json").read_text())
-            b = json.loads((tmp_path / "ptb" / label / f"trial-{k}.json").read_text())
-            assert a["trajectory"] == b["trajectory"] and a["front"] == b["front"]
+        a = json.loads((mo_results / "ptb" / label / "trial-0.json").read_text())
+        b = json.loads((tmp_path / "ptb" / label / "trial-0.json").read_text())
+        assert a["trajectory"] == b["trajectory"] and a["front"] == b["front"]
 
 
 def test_report_plot_and_export_speak_hypervolume(mo_results, tmp_path):
