@@ -13,15 +13,14 @@ import shutil
 from pathlib import Path
 
 
-def seeded_cache(folder, names=("ptb",)) -> Path:
-    """`folder` (made if missing) with writable copies of this process's packed tables of the benchmarks
-    `names` (and the cells' canonical hashes), returned as a Path."""
+def seeded_cache(folder) -> Path:
+    """`folder` (made if missing) with writable copies of this process's packed PTB table and the cells'
+    canonical hashes, returned as a Path."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     session = Path(os.environ["NASBENCH_CACHE"])
-    for name in names:
-        for packed in session.glob(f"{name}-*.npz"):
-            shutil.copyfile(packed, folder / packed.name)
+    for packed in session.glob("ptb-*.npz"):
+        shutil.copyfile(packed, folder / packed.name)
     hashes = session / "cell_hashes"
     if hashes.is_dir() and not (folder / "cell_hashes").exists():
         shutil.copytree(hashes, folder / "cell_hashes", copy_function=shutil.copyfile)

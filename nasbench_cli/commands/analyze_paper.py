@@ -194,7 +194,8 @@ def _nmt_transfer(out_dir, formats, data_dir, as_json):
 @click.option("--time-limit", "time_limit_s", type=click.FloatRange(min=0, min_open=True), default=1.0,
               show_default=True, help="Seconds of NetworkX's GED search per pair (the release: 600).")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True)
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Processes (default: $NASBENCH_JOBS, else all cores).")
+@click.option("--jobs", type=click.IntRange(1), default=None,
+              help="Processes (default: $NASBENCH_JOBS, else all cores).")
 @figures_option
 @format_option
 @data_dir_option

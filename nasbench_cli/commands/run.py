@@ -101,8 +101,9 @@ def summarize(paths) -> dict:
               help="hours: --budget-hours of simulated time per trial; release: the release notebook's fixed "
                    "counts (rs50e 100 architectures, rs10e 500, bo10d/bo50d/re 130, hb-release one pass; "
                    "5 trials unless --trials), results labelled ALGO@release.")
-@click.option("--jobs", type=click.IntRange(1), default=None, help="Trials computed at once, in local processes (default: $NASBENCH_JOBS, else all cores); never "
-                   "changes a result.")
+@click.option("--jobs", type=click.IntRange(1), default=None,
+              help="Trials computed at once, in local processes (default: $NASBENCH_JOBS, else all cores); "
+                   "never changes a result.")
 @click.option("--backend", type=click.Choice(["local", "dask"]), default="local", show_default=True,
               help="Where trials run: local worker processes (--jobs), or a dask.distributed cluster "
                    "(--scheduler; pip install -e '.[dask]'). Results are byte-identical either way.")
