@@ -7,7 +7,7 @@ the figure is the trial's `compute_s` (CPU seconds of its process: algorithm and
 benchmark cannot serve are skipped (the run refuses them in one line); the multi-objective ones run with
 the benchmark's first two objectives.
 
-    python scripts/measure_trial_cost.py [--benchmarks ptb,wt2,...] [--algos rs,hb,...] [--out PATH]
+    python scripts/measure_trial_cost.py [--benchmarks ptb,wt2,...] [--algos rs,hb,...] [--workers N] [--out PATH]
 """
 import argparse
 import datetime
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.core.catalog import BENCHMARKS  # noqa: E402
-from nasbench_cli.harness.cost_estimate import MEASURED  # noqa: E402
+from nasbench_cli.harness.cost_estimate import MEASURED, measurements  # noqa: E402
 from benchmarks.core.atomic import write_json_atomic  # noqa: E402
 from optimizers.registry import ALGORITHMS  # noqa: E402
 
@@ -38,11 +38,12 @@ def cpu_name() -> str:
     return f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
-def measure(benchmark: str, algo: str, multi_objective: bool, budget: float | None = None) -> dict | None:
+def measure(benchmark: str, algo: str, multi_objective: bool, budget: float | None = None,
+            workers: int = 1) -> dict | None:
     """{"compute_s", "budget", "workers"} of one trial, or None where the benchmark refuses the algorithm."""
     with tempfile.TemporaryDirectory() as out:
         command = [sys.executable, "-m", "nasbench_cli.main", "run", "--algo", algo, "--benchmark", benchmark,
-                   "--trials", "1", "--jobs", "1", "--json", "--out", out]
+                   "--trials", "1", "--jobs", "1", "--workers", str(workers), "--json", "--out", out]
         if budget is not None:
             counts = BENCHMARKS[benchmark].clock != "hours"
             command += ["--budget-evals" if counts else "--budget-hours", f"{int(budget) if counts else budget:g}"]
@@ -56,7 +57,16 @@ def measure(benchmark: str, algo: str, multi_objective: bool, budget: float | No
         result = json.loads(done.stdout)
     (summary,) = result["algorithms"].values()
     (budget,) = [value for key, value in result.items() if key.startswith("budget_")]   # hours, evaluations, checkpoints
-    return {"compute_s": round(summary["compute_s_per_trial"], 2), "budget": budget, "workers": 1}
+    return {"compute_s": round(summary["compute_s_per_trial"], 2), "budget": budget, "workers": workers}
+
+
+def put(costs: dict, benchmark: str, algo: str, entry: dict) -> None:
+    """Record `entry` for (benchmark, algo), replacing a measurement at the same workers and keeping those
+    at other worker counts (the entry becomes a list of them, one worker first)."""
+    kept = [m for m in measurements(costs.get(benchmark, {}).get(algo))
+            if int(m.get("workers") or 1) != entry["workers"]]
+    both = sorted(kept + [entry], key=lambda m: int(m.get("workers") or 1))
+    costs.setdefault(benchmark, {})[algo] = both[0] if len(both) == 1 else both
 
 
 def main() -> None:
@@ -69,15 +79,18 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=None,
                         help="measure at this budget (the benchmark's clock units) instead of the default, for an "
                              "algorithm too slow to measure there; the table records it and `run` scales linearly")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="simulated workers (default 1); a measurement at more workers is kept beside the "
+                             "one-worker one, and `run` scales between them (the docs' table shows one worker)")
     args = parser.parse_args()
     algos = args.algos.split(",") if args.algos else list(ALGORITHMS)
     previous = json.loads(args.out.read_text()) if args.out.is_file() else {}
     costs = previous.get("costs", {})
     for benchmark in args.benchmarks.split(","):
         for algo in algos:
-            entry = measure(benchmark, algo, algo in MULTI_OBJECTIVE, args.budget)
+            entry = measure(benchmark, algo, algo in MULTI_OBJECTIVE, args.budget, args.workers)
             if entry is not None:
-                costs.setdefault(benchmark, {})[algo] = entry
+                put(costs, benchmark, algo, entry)
                 print(f"{benchmark:6} {algo:10} {entry['compute_s']:8.2f} CPU s per trial", flush=True)
                 write(args.out, costs)            # after each one: an interrupted run keeps what it measured
 
@@ -85,7 +98,7 @@ def main() -> None:
 def write(path: Path, costs: dict) -> None:
     table = {"machine": cpu_name(), "measured": datetime.date.today().isoformat(),
              "how": "python scripts/measure_trial_cost.py: one trial at the default budget (unless the entry's "
-                    "budget says otherwise), 1 worker, --jobs 1", "costs": costs}
+                    "budget says otherwise), 1 worker (unless it says otherwise), --jobs 1", "costs": costs}
     write_json_atomic(path, table)
 
 

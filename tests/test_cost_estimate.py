@@ -11,7 +11,8 @@ import pytest
 
 from benchmarks.core.catalog import BENCHMARKS
 from benchmarks.core.errors import UserError
-from nasbench_cli.harness.cost_estimate import MEASURED, estimate, estimate_line, measured_as, measured_table, worth_saying
+from nasbench_cli.harness.cost_estimate import (MEASURED, at_one_worker, estimate, estimate_line, measured_as,
+                                                measured_table, per_trial_seconds, worth_saying)
 from nasbench_cli.harness.run_description import describe_run
 from nasbench_cli.harness.runner import plan_trials
 from optimizers.registry import ALGORITHMS, check_benchmark, make_algorithm
@@ -36,6 +37,39 @@ def test_the_estimate_scales_the_measured_cost_to_budget_and_workers(tmp_path):
     assert "hb@4w ~80 s" in line and worth_saying(total) and not worth_saying(59.0)
     broken = {"costs": {"ptb": {"rs": {"compute_s": 2.0, "budget": None}, "hb": {"budget": 1000.0}}}}
     assert estimate(run, todo, done, broken) == (0.0, [])       # a malformed entry gives no estimate, no crash
+
+
+def test_measurements_at_several_worker_counts_scale_along_a_power_law(tmp_path):
+    one, four = {"compute_s": 85.0, "budget": 200.0, "workers": 1}, {"compute_s": 697.0, "budget": 200.0, "workers": 4}
+    entry = [one, four]                                   # DPL on wt2: 85 CPU s at one worker, 697 at four
+    assert per_trial_seconds(entry, 200.0, 4) == pytest.approx(697.0)
+    assert per_trial_seconds(entry, 100.0, 4) == pytest.approx(348.5)               # linear in the budget
+    assert per_trial_seconds(entry, 200.0, 1) == pytest.approx(85.0)
+    assert per_trial_seconds(entry, 200.0, 2) == pytest.approx((85.0 * 697.0) ** 0.5)   # between: the power law
+    assert per_trial_seconds(entry, 200.0, 8) == pytest.approx(697.0 * (697.0 / 85.0) ** 0.5)
+    assert per_trial_seconds(one, 200.0, 4) == pytest.approx(340.0)               # one measurement: linear
+    assert at_one_worker(entry) is one and at_one_worker(four) is None and at_one_worker(None) is None
+    table = {"machine": "test CPU", "costs": {"wt2": {"dpl": entry}}}
+    run = describe_run("dpl", "wt2", trials=2, workers=4, out=tmp_path)
+    todo, done = plan_trials(run)
+    total, (cost,) = estimate(run, todo, done, table)
+    assert cost.label == "dpl@4w" and cost.seconds == pytest.approx(697.0 * run.budget / 200.0)
+    assert total == pytest.approx(2 * cost.seconds)
+    broken = {"costs": {"wt2": {"dpl": [one, {"budget": 200.0, "workers": 4}]}}}
+    assert estimate(run, todo, done, broken) == (0.0, [])
+
+
+def test_the_measuring_script_keeps_each_worker_count_beside_the_others(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    from measure_trial_cost import put
+
+    costs = {"wt2": {"dpl": {"compute_s": 85.0, "budget": 200.0, "workers": 1}}}
+    put(costs, "wt2", "dpl", {"compute_s": 697.0, "budget": 200.0, "workers": 4})
+    assert [m["workers"] for m in costs["wt2"]["dpl"]] == [1, 4]
+    put(costs, "wt2", "dpl", {"compute_s": 80.0, "budget": 200.0, "workers": 1})     # a re-measurement replaces
+    assert [m["compute_s"] for m in costs["wt2"]["dpl"]] == [80.0, 697.0]
+    put(costs, "ptb", "rs", {"compute_s": 1.0, "budget": 1000.0, "workers": 1})
+    assert costs["ptb"]["rs"] == {"compute_s": 1.0, "budget": 1000.0, "workers": 1}   # alone: a plain entry
 
 
 def test_trials_already_in_the_folder_are_the_better_measure(tmp_path, data_dir):
@@ -86,7 +120,7 @@ def test_the_shipped_table_covers_every_algorithm_each_benchmark_serves():
             if algo == "ftpfn":
                 continue                         # runs only with FT-PFN's weights, which cannot be fetched here
             measured, _ = measured_as(benchmark, 1.0)     # nmt-*-updates: their nmt-* sibling's entry
-            entry = table["costs"].get(measured, {}).get(algo)
+            entry = at_one_worker(table["costs"].get(measured, {}).get(algo))
             if entry is None:
                 missing.append(f"{benchmark}/{algo}")
             else:

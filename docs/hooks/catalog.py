@@ -40,7 +40,7 @@ def trial_cost_table() -> str:
     `nasbench run` estimates from (scripts/measure_trial_cost.py measured it)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from benchmarks.core.catalog import BENCHMARKS
-    from nasbench_cli.harness.cost_estimate import MEASURED, measured_table
+    from nasbench_cli.harness.cost_estimate import MEASURED, at_one_worker, measured_table
 
     table = measured_table(MEASURED)
     costs = table.get("costs", {})
@@ -50,7 +50,7 @@ def trial_cost_table() -> str:
     rows = ["| algorithm | " + " | ".join(f"{name} ({budget[name]})" for name in names) + " |",
             "| --- |" + " ---: |" * len(names)]
     def cell(name, algo):
-        entry = costs[name].get(algo)
+        entry = at_one_worker(costs[name].get(algo))
         if entry is None:
             return "–"
         default = BENCHMARKS[name].default_budget

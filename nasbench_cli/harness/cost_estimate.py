@@ -7,8 +7,10 @@ run comes, in this order, from
 2. a table of one trial of each algorithm at each benchmark's default budget, measured by
    `scripts/measure_trial_cost.py` on the machine it names: `trial_cost.json` beside this module, or the
    file `NASBENCH_TRIAL_COST` names (a table measured on your own machine).
-Both are scaled linearly to the run's budget and simulated workers (a model-based searcher's cost grows
-faster than linearly with its evaluations: the estimate is a rough guide, not a promise). The cost-aware
+The table's figures are scaled linearly to the run's budget, and to its simulated workers from the nearest measurement
+(along a power law where the table has several worker counts for an algorithm: the freeze-thaw searchers
+cost far more than linearly). A model-based searcher's cost grows faster than linearly with its
+evaluations: the estimate is a rough guide, not a promise. The cost-aware
 `nmt-*-updates` read `nmt-*`'s entries, their budget counted in median systems (`measured_as`).
 """
 import json
@@ -30,7 +32,8 @@ class TrialCost:
 
 
 def measured_table(path: Path | None = None) -> dict:
-    """{"machine": ..., "costs": {benchmark: {algo: {"compute_s", "budget", "workers"}}}}; empty if absent."""
+    """{"machine": ..., "costs": {benchmark: {algo: {"compute_s", "budget", "workers"} or a list of them at
+    different workers}}}; empty if absent."""
     import os
 
     path = path or Path(os.environ.get(TABLE_VARIABLE) or MEASURED)
@@ -53,6 +56,36 @@ def measured_as(benchmark: str, budget: float) -> tuple[str, float]:
     return benchmark.removesuffix(NMT_COST_SUFFIX), budget / NMT_MEDIAN_UPDATES[pair_of(benchmark)]
 
 
+def measurements(entry) -> list[dict]:
+    """A table entry's measurements: one {"compute_s", "budget", "workers"}, or a list of them taken at
+    different numbers of simulated workers."""
+    return entry if isinstance(entry, list) else [entry] if entry is not None else []
+
+
+def at_one_worker(entry) -> dict | None:
+    """The entry's measurement at one simulated worker (the docs' cost table shows it), if any."""
+    return next((m for m in measurements(entry) if int(m.get("workers") or 1) == 1), None)
+
+
+def per_trial_seconds(entry, budget: float, workers: int) -> float:
+    """CPU seconds of one trial at `budget` and `workers` from a table entry: linear in the budget; in the
+    workers, linear from a single measurement, and along the power law through the two measurements
+    nearest `workers` (in ratio) where there are several: a freeze-thaw searcher refits its model on
+    every result, and four workers give it four times the results in the same budget (DPL on wt2: 85 CPU s
+    at one worker, 697 at four). Raises TypeError, ValueError, KeyError or ZeroDivisionError on a
+    malformed entry."""
+    points = sorted(((float(m.get("workers") or 1), float(m["compute_s"]) * budget / float(m["budget"]))
+                     for m in measurements(entry)), key=lambda p: (abs(math.log(workers / p[0])), p[0]))
+    if not points:
+        raise KeyError("compute_s")
+    (w1, c1), rest = points[0], points[1:]
+    if not rest or rest[0][0] == w1 or c1 <= 0 or rest[0][1] <= 0:
+        return c1 * workers / w1
+    w2, c2 = rest[0]
+    exponent = min(3.0, max(0.0, math.log(c2 / c1) / math.log(w2 / w1)))   # a noisy pair: nothing absurd
+    return c1 * (workers / w1) ** exponent
+
+
 def _shipped(run, algo: str, table: dict) -> TrialCost | None:
     from optimizers.registry import algorithm_name
 
@@ -60,9 +93,8 @@ def _shipped(run, algo: str, table: dict) -> TrialCost | None:
     costs = table.get("costs", {}).get(benchmark, {})
     entry = costs.get(algo) or costs.get(algorithm_name(algo))
     try:
-        scale = (budget / float(entry["budget"])) * (run.workers / float(entry.get("workers") or 1))
-        seconds = float(entry["compute_s"]) * scale
-    except (TypeError, ValueError, KeyError, ZeroDivisionError):
+        seconds = per_trial_seconds(entry, budget, run.workers)
+    except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError):
         return None                  # no entry, or a malformed one (a hand-made table): no estimate from it
     if not math.isfinite(seconds):
         return None
