@@ -2,7 +2,6 @@
 ConfigSpace, the encoding and snapping, and the single-fidelity bookkeeping of the runner."""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np

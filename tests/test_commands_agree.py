@@ -2,7 +2,6 @@
 bad option value, the run summary counting trials without an incumbent as `report` does, the Python
 API's namespace and its "did you mean", and the command line describing every benchmark."""
 import re
-import subprocess
 import sys
 
 import pytest

@@ -3,7 +3,6 @@ the measured table (scripts/measure_trial_cost.py), scaled to the run's budget a
 table covers every algorithm each benchmark serves."""
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 

@@ -215,7 +215,6 @@ def test_more_epochs_than_the_benchmark_are_refused(tmp_path, monkeypatch, data_
 
 
 def test_a_bad_log_is_one_line_from_the_cli(tmp_path, data_dir):
-    import subprocess
     import sys
 
     logs = _tiny_logs(data_dir)
@@ -318,7 +317,6 @@ def test_a_dangling_symlink_in_a_folder_of_logs_is_named(tmp_path, monkeypatch, 
 
 def test_verify_catches_a_source_changed_behind_the_cache_key(tmp_path, data_dir):
     """The cache key is (path, size, mtime): a change that keeps all three is only seen by --verify."""
-    import subprocess
     import sys
 
     path = tmp_path / "data/train_logs_wikitext-2/logs.zip"

@@ -1,7 +1,6 @@
 """DPL (issue 48): its power-law ensemble extrapolates held-out curves better than their last observed
 value, and the algorithm runs as a freeze-thaw search on the real tables, the same seed the same result."""
 import json
-import subprocess
 import sys
 
 import numpy as np

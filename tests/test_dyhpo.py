@@ -3,7 +3,6 @@ learns next-epoch validation losses from configuration, budget and curve, and th
 one epoch a step, the same seed the same result."""
 import importlib.util
 import json
-import subprocess
 import sys
 
 import numpy as np

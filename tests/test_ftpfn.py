@@ -5,7 +5,6 @@ to pass; the adapter's own work (FT-PFN's input limits: at most 10 hyperparamete
 with a stand-in for the pretrained model that records what it is given. The real model is not run here."""
 import importlib.util
 import json
-import subprocess
 import sys
 
 import numpy as np

@@ -1,7 +1,6 @@
 """HW-GPT-Bench's spaces as benchmarks gpt-s, gpt-m, gpt-l (issue 27), on the real files in ../shared."""
 import json
 import shutil
-import subprocess
 import sys
 
 import numpy as np

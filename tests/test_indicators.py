@@ -1,7 +1,6 @@
 """`report --indicator`: HV regret over the table's whole range and IGD+ beside the recorded HV regret,
 recomputed here naively from a trial's final front and the raw NMTHPO files."""
 import json
-import subprocess
 import sys
 from pathlib import Path
 

@@ -3,7 +3,6 @@ neither the worker's /proc entries nor a file kept private; same results as a pl
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 

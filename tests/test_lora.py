@@ -1,10 +1,7 @@
 """NMTLC's LoRA fine-tuning curves as multi-fidelity benchmarks lora-fr-en and lora-zh-en (issue 46, item 8),
 on the real ../shared/hpo-nmt/nmtlc.jsonl."""
 import json
-import shutil
-import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -1,7 +1,6 @@
 """Multi-objective and constrained search (issue 26) on the real PTB and NAS-Bench-BERT data."""
 import itertools
 import json
-import subprocess
 import sys
 
 import numpy as np

@@ -4,7 +4,6 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path

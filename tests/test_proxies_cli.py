@@ -1,7 +1,6 @@
 """`nasbench proxies ...` and `nasbench analyze proxies` end to end on the real data (small and fast)."""
 import json
 import os
-import subprocess
 import sys
 
 import pytest

@@ -1,7 +1,6 @@
 """One algorithm, every benchmark: search spaces state what they offer, algorithms what they need."""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np

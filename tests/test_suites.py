@@ -1,7 +1,6 @@
 """Suites with held-out tasks (issue 47): the shipped dev/test split, user suite files, `run --suite`,
 and `report --suite`'s aggregation recomputed from the trial files."""
 import json
-import subprocess
 import sys
 
 import numpy as np

@@ -3,7 +3,6 @@ gives the same result, multi-fidelity schedulers decide after every epoch and ne
 again, and a missing library is one line naming what to install."""
 import importlib.util
 import json
-import subprocess
 import sys
 
 import numpy as np

@@ -2,7 +2,6 @@
 algorithm of the paper with its defaults, and lcbo on a table it uses up."""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np

@@ -12,7 +12,6 @@ L1 on the encoding.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 
 import numpy as np

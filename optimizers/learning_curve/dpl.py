@@ -127,8 +127,6 @@ class DeepPowerLaw(Algorithm):
 
     # -- ask / tell -----------------------------------------------------------------------------------
     def ask(self) -> Job | None:
-        import torch
-
         s = self.settings
         if self._started < s.initial or not self._data:
             row = next(self._order, None)
