@@ -139,3 +139,20 @@ def test_the_default_number_of_processes_is_nasbench_jobs_else_the_cores_here(tm
                        env={**os.environ, "NASBENCH_JOBS": "many"})
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and "NASBENCH_JOBS='many'" in refused.stderr
     assert not list(tmp_path.rglob("trial-*.json"))
+
+
+def test_without_a_terminal_each_finished_trial_is_a_log_line(tmp_path, ptb):
+    """Under nohup or CI the progress bar draws only at the end; a line per trial shows how far the run is."""
+    logged = nasbench("run", "--algo", "rs", "--trials", "2", "--budget-hours", "10", "--jobs", "1",
+                      "--out", str(tmp_path / "a"), timeout=120)
+    assert logged.returncode == 0, logged.stderr
+    lines = [line for line in logged.stderr.splitlines() if line.startswith("ptb trials ") and "CPU s" in line]
+    assert [line.split()[2] for line in lines] == ["1/2", "2/2"], logged.stderr
+    records = {json.loads(p.read_text())["trial"]: json.loads(p.read_text())
+               for p in (tmp_path / "a" / "ptb" / "rs").glob("trial-*.json")}
+    for line in lines:
+        trial = int(line.split(" rs #")[1].split(":")[0])
+        assert f"regret {records[trial]['final_regret']:.4f}, " in line
+    quiet = nasbench("run", "--algo", "rs", "--trials", "2", "--budget-hours", "10", "--jobs", "1", "--json",
+                     "--out", str(tmp_path / "b"), timeout=120)
+    assert quiet.returncode == 0 and "ptb trials" not in quiet.stderr and json.loads(quiet.stdout)["ran"] == 2

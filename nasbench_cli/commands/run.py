@@ -1,4 +1,6 @@
 """`nasbench run`: run NAS algorithms for many trials on the simulated environment."""
+import time
+
 import click
 
 from benchmarks.core.catalog import BENCHMARKS, NMT_DEFAULT_BUDGET
@@ -362,6 +364,9 @@ def _run_locked(run, benchmark, as_json: bool):
                                      completed=len(done), last="")
 
             finished = [len(done)]
+            # Not on a terminal (nohup, CI, a pipe) the bar draws only at the end: a line per finished trial
+            log_each = not as_json and not progress.live.console.is_terminal
+            started = time.monotonic()
 
             def on_progress(shares):
                 """Within long trials: the bar moves by the share of each running trial's budget simulated."""
@@ -377,6 +382,11 @@ def _run_locked(run, benchmark, as_json: bool):
                     f"{spec.label} #{spec.trial}: {regret_word} {summary['final_regret']:.4f}" \
                     if summary["final_regret"] is not None else f"{spec.label} #{spec.trial}: no incumbent"
                 progress.update(task, last=last)
+                if log_each and summary is not None:
+                    elapsed = int(time.monotonic() - started)
+                    click.echo(f"{benchmark_name} trials {finished[0]}/{len(todo) + len(done)} "
+                               f"[{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}] {last}, "
+                               f"{summary['compute_s']:.{1 if summary['compute_s'] < 10 else 0}f} CPU s", err=True)
 
             try:
                 if run.backend is None:
