@@ -103,6 +103,18 @@ def test_a_second_run_on_the_same_folder_is_refused_while_the_first_holds_it(tmp
     assert (tmp_path / "ptb" / "rs50e" / "trial-0.json").is_file()
 
 
+def test_report_on_a_folder_whose_run_has_not_finished_a_trial_says_so(tmp_path):
+    with run_lock(tmp_path, "wt2"):
+        early = nasbench("report", str(tmp_path))
+        inside = nasbench("report", str(tmp_path / "wt2"))          # the benchmark's folder itself
+    assert inside.returncode == 2 and f"(pid {os.getpid()}) is writing to {tmp_path / 'wt2'}" in inside.stderr
+    assert early.returncode == 2 and len(early.stderr.strip().splitlines()) == 1
+    assert f"no trial has finished yet under {tmp_path}: a `nasbench run` (pid {os.getpid()}) is writing to " \
+           f"{tmp_path / 'wt2'}" in early.stderr
+    after = nasbench("report", str(tmp_path))            # the lock file stays; nobody holds it now
+    assert after.returncode == 2 and "no result files under" in after.stderr and "pid" not in after.stderr
+
+
 def test_an_unwritable_out_is_refused_before_any_trial_runs(tmp_path, ptb):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder\n")

@@ -46,3 +46,23 @@ def run_lock(out, benchmark: str):
         yield folder
     finally:
         handle.close()
+
+
+def lock_holders(root) -> list[tuple[Path, str]]:
+    """(results folder, pid) of every `nasbench run` holding `root` (one benchmark's folder) or a benchmark
+    folder under it now (a lock file nobody holds is a finished or killed run's, and is not listed). Reads
+    only: creates nothing."""
+    holders = []
+    for lock in [Path(root) / LOCK_NAME] + sorted(Path(root).glob(f"*/{LOCK_NAME}")):
+        try:
+            fd = os.open(lock, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        with os.fdopen(fd, encoding="utf-8") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holders.append((lock.parent, handle.read().strip() or "unknown"))
+            except OSError:
+                continue
+    return holders

@@ -474,6 +474,13 @@ def _check_consistent(bench_dir: Path, found: dict) -> None:
 def _check_requested(found_files: dict, root: Path, benchmarks, algos) -> None:
     """UserError if the folder has no results, or none for a requested benchmark or algorithm."""
     if not found_files:
+        from nasbench_cli.harness.run_lock import lock_holders
+
+        running = lock_holders(root)
+        if running:
+            folder, pid = running[0]
+            raise UserError(f"no trial has finished yet under {root}: a `nasbench run` (pid {pid}) is writing to "
+                            f"{folder}; its trials are read here as they finish")
         raise UserError(f"no result files under {root} (expected <benchmark>/<algo>/trial-<k>.json); "
                         f"run `nasbench run --out {root}` first")
     for name in benchmarks or []:
