@@ -6,6 +6,8 @@ import click
 from benchmarks.core.catalog import BENCHMARKS, NMT_DEFAULT_BUDGET
 from nasbench_cli.commands.options import benchmarks_option, data_dir_option, echo_json, finite, json_option
 
+LOG_EVERY_S = 10.0   # without a terminal: a line per finished trial, at most this often (seconds)
+
 
 # option help made from the catalog, so that it names every benchmark; a family whose members share a
 # value is named once (`nmt-*`), which also keeps click from wrapping a name at its hyphens
@@ -365,8 +367,10 @@ def _run_locked(run, benchmark, as_json: bool):
 
             finished = [len(done)]
             # Not on a terminal (nohup, CI, a pipe) the bar draws only at the end: a line per finished trial
+            # (the first, the last, and the others at most every LOG_EVERY_S seconds)
             log_each = not as_json and not progress.live.console.is_terminal
             started = time.monotonic()
+            last_line_at = [started]
 
             def on_progress(shares):
                 """Within long trials: the bar moves by the share of each running trial's budget simulated."""
@@ -382,9 +386,12 @@ def _run_locked(run, benchmark, as_json: bool):
                     f"{spec.label} #{spec.trial}: {regret_word} {summary['final_regret']:.4f}" \
                     if summary["final_regret"] is not None else f"{spec.label} #{spec.trial}: no incumbent"
                 progress.update(task, last=last)
-                if log_each and summary is not None:
-                    elapsed = int(time.monotonic() - started)
-                    click.echo(f"{benchmark_name} trials {finished[0]}/{len(todo) + len(done)} "
+                now, total = time.monotonic(), len(todo) + len(done)
+                if log_each and summary is not None and (
+                        finished[0] in (len(done) + 1, total) or now - last_line_at[0] >= LOG_EVERY_S):
+                    last_line_at[0] = now
+                    elapsed = int(now - started)
+                    click.echo(f"{benchmark_name} trials {finished[0]}/{total} "
                                f"[{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}] {last}, "
                                f"{summary['compute_s']:.{1 if summary['compute_s'] < 10 else 0}f} CPU s", err=True)
 
