@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.core.catalog import BENCHMARKS  # noqa: E402
-from nasbench_cli.harness.cost_estimate import MEASURED, measurements  # noqa: E402
+from nasbench_cli.harness.cost_estimate import MEASURED, measurements, workers_of  # noqa: E402
 from benchmarks.core.atomic import write_json_atomic  # noqa: E402
 from optimizers.registry import ALGORITHMS  # noqa: E402
 
@@ -63,9 +63,8 @@ def measure(benchmark: str, algo: str, multi_objective: bool, budget: float | No
 def put(costs: dict, benchmark: str, algo: str, entry: dict) -> None:
     """Record `entry` for (benchmark, algo), replacing a measurement at the same workers and keeping those
     at other worker counts (the entry becomes a list of them, one worker first)."""
-    kept = [m for m in measurements(costs.get(benchmark, {}).get(algo))
-            if int(m.get("workers") or 1) != entry["workers"]]
-    both = sorted(kept + [entry], key=lambda m: int(m.get("workers") or 1))
+    kept = [m for m in measurements(costs.get(benchmark, {}).get(algo)) if workers_of(m) != entry["workers"]]
+    both = sorted(kept + [entry], key=workers_of)
     costs.setdefault(benchmark, {})[algo] = both[0] if len(both) == 1 else both
 
 

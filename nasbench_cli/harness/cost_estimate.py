@@ -62,9 +62,14 @@ def measurements(entry) -> list[dict]:
     return entry if isinstance(entry, list) else [entry] if entry is not None else []
 
 
+def workers_of(measurement: dict) -> int:
+    """The simulated workers a measurement was taken at (1 where the table does not say)."""
+    return int(measurement.get("workers") or 1)
+
+
 def at_one_worker(entry) -> dict | None:
     """The entry's measurement at one simulated worker (the docs' cost table shows it), if any."""
-    return next((m for m in measurements(entry) if int(m.get("workers") or 1) == 1), None)
+    return next((m for m in measurements(entry) if workers_of(m) == 1), None)
 
 
 def per_trial_seconds(entry, budget: float, workers: int) -> float:
@@ -74,7 +79,7 @@ def per_trial_seconds(entry, budget: float, workers: int) -> float:
     every result, and four workers give it four times the results in the same budget (DPL on wt2: 85 CPU s
     at one worker, 697 at four). Raises TypeError, ValueError, KeyError or ZeroDivisionError on a
     malformed entry."""
-    points = sorted(((float(m.get("workers") or 1), float(m["compute_s"]) * budget / float(m["budget"]))
+    points = sorted(((float(workers_of(m)), float(m["compute_s"]) * budget / float(m["budget"]))
                      for m in measurements(entry)), key=lambda p: (abs(math.log(workers / p[0])), p[0]))
     if not points:
         raise KeyError("compute_s")
