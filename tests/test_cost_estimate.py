@@ -10,8 +10,9 @@ import pytest
 
 from benchmarks.core.catalog import BENCHMARKS
 from benchmarks.core.errors import UserError
-from nasbench_cli.harness.cost_estimate import (MEASURED, at_one_worker, estimate, estimate_line, measured_as,
-                                                measured_table, per_trial_seconds, worth_saying)
+from nasbench_cli.harness.cost_estimate import (MEASURED, at_one_worker, borrowed_exponent, estimate, estimate_line,
+                                                measured_as, measured_table, per_trial_seconds, worker_exponent,
+                                                worth_saying)
 from nasbench_cli.harness.run_description import describe_run
 from nasbench_cli.harness.runner import plan_trials
 from optimizers.registry import ALGORITHMS, check_benchmark, make_algorithm
@@ -56,6 +57,27 @@ def test_measurements_at_several_worker_counts_scale_along_a_power_law(tmp_path)
     assert total == pytest.approx(2 * cost.seconds)
     broken = {"costs": {"wt2": {"dpl": [one, {"budget": 200.0, "workers": 4}]}}}
     assert estimate(run, todo, done, broken) == (0.0, [])
+
+
+def test_a_benchmark_measured_at_one_worker_borrows_the_power_of_the_workers_from_the_others(tmp_path):
+    # DyHPO measured at one and four workers on wt2 (8x) and lora-zh-en (4x), at one worker only on ptb
+    wt2 = [{"compute_s": 80.0, "budget": 200.0, "workers": 1}, {"compute_s": 640.0, "budget": 200.0, "workers": 4}]
+    lora = [{"compute_s": 10.0, "budget": 250.0, "workers": 1}, {"compute_s": 40.0, "budget": 250.0, "workers": 4}]
+    wide = wt2 + [{"compute_s": 5120.0, "budget": 200.0, "workers": 16}]
+    assert worker_exponent(wt2) == pytest.approx(1.5) and worker_exponent(lora) == pytest.approx(1.0)
+    assert worker_exponent(wide) == pytest.approx(1.5) and worker_exponent(wt2[0]) is None
+    assert worker_exponent([wt2[0], {"workers": 4}]) is None and worker_exponent(None) is None
+    ptb = {"compute_s": 100.0, "budget": 100.0, "workers": 1}
+    table = {"machine": "test CPU", "costs": {"wt2": {"dyhpo": wt2}, "lora-zh-en": {"dyhpo": lora},
+                                              "lora-fr-en": {"dyhpo": wt2}, "ptb": {"dyhpo": ptb, "rs": ptb}}}
+    assert borrowed_exponent(table, "dyhpo") == pytest.approx(1.5)              # median of 1.5, 1.0, 1.5
+    assert borrowed_exponent(table, "rs") is None
+    assert per_trial_seconds(ptb, 100.0, 4, 1.5) == pytest.approx(800.0)
+    run = describe_run("dyhpo,rs", "ptb", trials=1, budget_hours=100, workers=4, out=tmp_path)
+    todo, done = plan_trials(run)
+    _, costs = estimate(run, todo, done, table)
+    by_label = {c.label: c.seconds for c in costs}
+    assert by_label == {"dyhpo@4w": pytest.approx(800.0), "rs@4w": pytest.approx(400.0)}   # rs: linear
 
 
 def test_the_measuring_script_keeps_each_worker_count_beside_the_others(monkeypatch):

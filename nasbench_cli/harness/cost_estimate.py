@@ -7,9 +7,10 @@ run comes, in this order, from
 2. a table of one trial of each algorithm at each benchmark's default budget, measured by
    `scripts/measure_trial_cost.py` on the machine it names: `trial_cost.json` beside this module, or the
    file `NASBENCH_TRIAL_COST` names (a table measured on your own machine).
-The table's figures are scaled linearly to the run's budget, and to its simulated workers from the nearest measurement
-(along a power law where the table has several worker counts for an algorithm: the freeze-thaw searchers
-cost far more than linearly). A model-based searcher's cost grows faster than linearly with its
+The table's figures are scaled linearly to the run's budget, and to its simulated workers along a power law:
+through the two nearest measurements where the table has several worker counts for the algorithm on the
+benchmark, else with the median power the algorithm shows on the other benchmarks where it has, else
+linearly (the freeze-thaw searchers cost far more than linearly). A model-based searcher's cost grows faster than linearly with its
 evaluations: the estimate is a rough guide, not a promise. The cost-aware
 `nmt-*-updates` read `nmt-*`'s entries, their budget counted in median systems (`measured_as`).
 """
@@ -72,23 +73,49 @@ def at_one_worker(entry) -> dict | None:
     return next((m for m in measurements(entry) if workers_of(m) == 1), None)
 
 
-def per_trial_seconds(entry, budget: float, workers: int) -> float:
+def _exponent(c1: float, w1: float, c2: float, w2: float) -> float:
+    """The power of the workers through two measurements, kept within [0, 3] (a noisy pair: nothing absurd)."""
+    return min(3.0, max(0.0, math.log(c2 / c1) / math.log(w2 / w1)))
+
+
+def worker_exponent(entry) -> float | None:
+    """How the cost of one trial grows with the simulated workers in one table entry, as the power through
+    its lowest and highest worker counts; None for a single worker count (or a malformed entry)."""
+    try:
+        points = sorted((float(workers_of(m)), float(m["compute_s"]) / float(m["budget"])) for m in measurements(entry))
+        (w1, c1), (w2, c2) = points[0], points[-1]
+        return _exponent(c1, w1, c2, w2) if w2 > w1 and c1 > 0 and c2 > 0 else None
+    except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError):
+        return None
+
+
+def per_trial_seconds(entry, budget: float, workers: int, exponent: float = 1.0) -> float:
     """CPU seconds of one trial at `budget` and `workers` from a table entry: linear in the budget; in the
-    workers, linear from a single measurement, and along the power law through the two measurements
-    nearest `workers` (in ratio) where there are several: a freeze-thaw searcher refits its model on
-    every result, and four workers give it four times the results in the same budget (DPL on wt2: 85 CPU s
-    at one worker, 697 at four). Raises TypeError, ValueError, KeyError or ZeroDivisionError on a
-    malformed entry."""
+    workers, along the power law through the two measurements nearest `workers` (in ratio) where there are
+    several: a freeze-thaw searcher refits its model on every result, and four workers give it four times
+    the results in the same budget (DPL on wt2: 85 CPU s at one worker, 697 at four); from a single
+    measurement, as its power `exponent` (linear unless said). Raises TypeError, ValueError, KeyError or
+    ZeroDivisionError on a malformed entry."""
     points = sorted(((float(workers_of(m)), float(m["compute_s"]) * budget / float(m["budget"]))
                      for m in measurements(entry)), key=lambda p: (abs(math.log(workers / p[0])), p[0]))
     if not points:
         raise KeyError("compute_s")
     (w1, c1), rest = points[0], points[1:]
     if not rest or rest[0][0] == w1 or c1 <= 0 or rest[0][1] <= 0:
-        return c1 * workers / w1
+        return c1 * (workers / w1) ** exponent
     w2, c2 = rest[0]
-    exponent = min(3.0, max(0.0, math.log(c2 / c1) / math.log(w2 / w1)))   # a noisy pair: nothing absurd
-    return c1 * (workers / w1) ** exponent
+    return c1 * (workers / w1) ** _exponent(c1, w1, c2, w2)
+
+
+def borrowed_exponent(table: dict, algo: str) -> float | None:
+    """The median power of the workers over the benchmarks where the table measured `algo` at several
+    worker counts, for a benchmark where it has one (DyHPO on ptb: measured at one worker, at four on wt2
+    and the fine-tuning tasks, 5.1 to 9.4 times the cost): closer than linear for a freeze-thaw searcher."""
+    import statistics
+
+    exponents = [e for costs in table.get("costs", {}).values() if isinstance(costs, dict)
+                 for e in [worker_exponent(costs.get(algo))] if e is not None]
+    return statistics.median(exponents) if exponents else None
 
 
 def _shipped(run, algo: str, table: dict) -> TrialCost | None:
@@ -96,9 +123,10 @@ def _shipped(run, algo: str, table: dict) -> TrialCost | None:
 
     benchmark, budget = measured_as(run.benchmark, run.budget)
     costs = table.get("costs", {}).get(benchmark, {})
-    entry = costs.get(algo) or costs.get(algorithm_name(algo))
+    name = algo if algo in costs else algorithm_name(algo)
+    entry = costs.get(name)
     try:
-        seconds = per_trial_seconds(entry, budget, run.workers)
+        seconds = per_trial_seconds(entry, budget, run.workers, borrowed_exponent(table, name) or 1.0)
     except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError):
         return None                  # no entry, or a malformed one (a hand-made table): no estimate from it
     if not math.isfinite(seconds):
