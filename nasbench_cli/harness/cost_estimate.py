@@ -10,8 +10,8 @@ run comes, in this order, from
 The table's figures are scaled linearly to the run's budget, and to its simulated workers along a power law:
 through the two nearest measurements where the table has several worker counts for the algorithm on the
 benchmark, else with the median power the algorithm shows on the other benchmarks where it has, else
-linearly (the freeze-thaw searchers cost far more than linearly). A model-based searcher's cost grows faster than linearly with its
-evaluations: the estimate is a rough guide, not a promise. The cost-aware
+linearly (the freeze-thaw searchers cost far more than linearly). A model-based searcher's cost grows faster
+than linearly with its evaluations: the estimate is a rough guide, not a promise. The cost-aware
 `nmt-*-updates` read `nmt-*`'s entries, their budget counted in median systems (`measured_as`).
 """
 import json
@@ -126,7 +126,8 @@ def _shipped(run, algo: str, table: dict) -> TrialCost | None:
     name = algo if algo in costs else algorithm_name(algo)
     entry = costs.get(name)
     try:
-        seconds = per_trial_seconds(entry, budget, run.workers, borrowed_exponent(table, name) or 1.0)
+        borrowed = borrowed_exponent(table, name)          # 0.0 is a power too: not `or 1.0`
+        seconds = per_trial_seconds(entry, budget, run.workers, 1.0 if borrowed is None else borrowed)
     except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError):
         return None                  # no entry, or a malformed one (a hand-made table): no estimate from it
     if not math.isfinite(seconds):
