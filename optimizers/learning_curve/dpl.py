@@ -105,11 +105,12 @@ class DeepPowerLaw(Algorithm):
             self._nets = [self._network(m) for m in range(s.ensemble)]
             self._optimisers = [torch.optim.Adam(net.parameters(), lr=s.learning_rate) for net in self._nets]
         steps = s.fit_steps if first else s.refit_steps
+        x = self._x[rows]                   # gathered once per fit, not once per step: the same values
         with torch.enable_grad():
             for net, optimiser in zip(self._nets, self._optimisers):
                 for _ in range(steps):
                     optimiser.zero_grad()
-                    loss = (self._curve(net(self._x[rows]), t) - target).abs().mean()
+                    loss = (self._curve(net(x), t) - target).abs().mean()
                     loss.backward()
                     optimiser.step()
         self._fitted_at = len(self._data)
