@@ -129,3 +129,37 @@ def test_fast_configuration_equality_answers_as_configspace_does():
         twins[0]["a"] = 1.0 - float(configs[0]["a"])                  # changed in place: recomputed
         assert twins[0] != configs[0]
     assert Configuration.__eq__ is original
+
+
+def test_the_compact_forest_grows_the_trees_smac_would():
+    """SMAC's own random forest (leaf cap 2**20) and ours (cap: the fit's points + 1, so no room reserved
+    for a million leaves) grow the same trees, node for node, and predict the same, on data with and
+    without repeated points; the adapters use ours."""
+    from ConfigSpace import ConfigurationSpace
+    from smac.model.random_forest import RandomForest
+
+    from optimizers.model_based.smac_search import compact_forest_class, single_threaded_model
+
+    rng = np.random.default_rng(0)
+    for dims, n in ((1, 3), (4, 40), (10, 150)):
+        space = ConfigurationSpace({f"x{k}": (0.0, 1.0) for k in range(dims)}, seed=1)
+        x = rng.random((n, dims))
+        x[: n // 3] = np.round(x[: n // 3], 1)                    # repeated points among the rest
+        y = rng.random(n)
+        settings = dict(configspace=space, log_y=True, n_trees=10, ratio_features=1.0, min_samples_split=2,
+                        min_samples_leaf=1, max_depth=2**20, bootstrapping=True, seed=n, n_jobs=1)
+        theirs, ours = RandomForest(**settings), compact_forest_class()(**settings)
+        theirs.train(x, y)
+        ours.train(x, y)
+        assert ours._rf_opts["max_leaf_nodes"] == n + 1 and theirs._rf_opts["max_leaf_nodes"] == 2**20
+        for a, b in zip(theirs._rf.estimators_, ours._rf.estimators_, strict=True):
+            for field in ("feature", "threshold", "value", "children_left", "children_right", "n_node_samples"):
+                assert np.array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
+        probe = rng.random((30, dims))
+        for got, expected in zip(ours.predict_marginalized(probe), theirs.predict_marginalized(probe)):
+            assert np.array_equal(got, expected)
+
+    from smac import Scenario
+
+    scenario = Scenario(ConfigurationSpace({"x": (0.0, 1.0)}), deterministic=True, seed=0)
+    assert isinstance(single_threaded_model(scenario), compact_forest_class())
