@@ -41,7 +41,7 @@ def test_the_estimate_scales_the_measured_cost_to_budget_and_workers(tmp_path):
 
 def test_measurements_at_several_worker_counts_scale_along_a_power_law(tmp_path):
     one, four = {"compute_s": 85.0, "budget": 200.0, "workers": 1}, {"compute_s": 697.0, "budget": 200.0, "workers": 4}
-    entry = [one, four]                                   # DPL on wt2: 85 CPU s at one worker, 697 at four
+    entry = [one, four]                                   # DPL on wt2, first measured: 85 CPU s at one worker, 697 at four
     assert per_trial_seconds(entry, 200.0, 4) == pytest.approx(697.0)
     assert per_trial_seconds(entry, 100.0, 4) == pytest.approx(348.5)               # linear in the budget
     assert per_trial_seconds(entry, 200.0, 1) == pytest.approx(85.0)
