@@ -93,7 +93,7 @@ def per_trial_seconds(entry, budget: float, workers: int, exponent: float = 1.0)
     """CPU seconds of one trial at `budget` and `workers` from a table entry: linear in the budget; in the
     workers, along the power law through the two measurements nearest `workers` (in ratio) where there are
     several: a freeze-thaw searcher refits its model on every result, and four workers give it four times
-    the results in the same budget (DPL on wt2: 85 CPU s at one worker, 697 at four); from a single
+    the results in the same budget (DPL on wt2: 85 CPU s at one worker, 1067 at four); from a single
     measurement, as its power `exponent` (linear unless said). Raises TypeError, ValueError, KeyError or
     ZeroDivisionError on a malformed entry."""
     points = sorted(((float(workers_of(m)), float(m["compute_s"]) * budget / float(m["budget"]))
@@ -110,8 +110,7 @@ def per_trial_seconds(entry, budget: float, workers: int, exponent: float = 1.0)
 def borrowed_exponent(table: dict, algo: str) -> float | None:
     """The median power of the workers over the benchmarks where the table measured `algo` at several
     worker counts, for a benchmark where it has one (a table of your own measured at four workers on some
-    benchmarks only): closer than linear for a freeze-thaw searcher, whose cost at four workers is 3.8 to
-    12.6 times its cost at one in the shipped table."""
+    benchmarks only): closer than linear for a freeze-thaw searcher."""
     import statistics
 
     exponents = [e for costs in table.get("costs", {}).values() if isinstance(costs, dict)
