@@ -150,6 +150,36 @@ def test_constrained_regret_is_against_the_best_feasible_architecture(ptb):
             assert regret == ptb.test_loss[row, epoch - 1] - best
 
 
+def test_a_constrained_run_needs_no_moocore_and_one_objective_fronts_match_it(ptb, monkeypatch):
+    """A constrained single-objective run has one objective: its front is the minima and its hypervolume a
+    length, computed without moocore (the `mo` extra, which such a run used to demand as "multi-objective
+    runs need moocore") and equal, to the bit, to what moocore gives (ties and points beyond the reference
+    included)."""
+    import moocore
+
+    import benchmarks.core.pareto as pareto
+    from benchmarks.core.errors import UserError
+    from nasbench_cli.harness.trial import run_trial
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        x = np.round(rng.uniform(-1, 2, size=(int(rng.integers(1, 30)), 1)), int(rng.integers(0, 4)))
+        ref = [float(rng.choice([-2.0, 0.5, 1.1, 2.5]))]
+        assert np.array_equal(pareto.nondominated(x), np.asarray(moocore.is_nondominated(x, keep_weakly=True), bool))
+        assert pareto.hypervolume(x, ref) == float(moocore.hypervolume(x, ref=np.asarray(ref)))
+
+    def missing():
+        raise UserError("multi-objective runs need moocore")
+
+    monkeypatch.setattr(pareto, "require_moocore", missing)
+    monkeypatch.setattr(pareto, "_SPACES", {})            # objective spaces are memoised: build them again
+    record = run_trial("ptb", "rs50e", 0, 0, 100 * 3600.0, constraints=["params<=7e6"])
+    best = np.where(np.isfinite(ptb.test_loss), ptb.test_loss, np.inf)[ptb.search.num_params <= 7e6].min()
+    assert record["l_star"] == best and record["final_regret"] is not None
+    with pytest.raises(UserError, match="moocore"):        # two objectives still need it
+        objective_space(ptb, ("logppl", "params"))
+
+
 # -- FLOPs against torch's own counter -----------------------------------------------------------------------
 
 def test_cell_flops_match_torch_flop_counter(ptb):

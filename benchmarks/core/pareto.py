@@ -36,6 +36,9 @@ def hypervolume(points, reference) -> float:
     points = np.asarray(points, dtype=np.float64)
     if points.size == 0:
         return 0.0
+    if points.ndim == 2 and points.shape[1] == 1:     # one objective (a constrained run): a length, no moocore
+        lowest, ref = float(points[:, 0].min()), float(np.asarray(reference, dtype=np.float64).reshape(-1)[0])
+        return ref - lowest if lowest < ref else 0.0
     moocore = require_moocore()
     return float(moocore.hypervolume(points, ref=np.asarray(reference, dtype=np.float64)))
 
@@ -45,6 +48,8 @@ def nondominated(points) -> np.ndarray:
     points = np.asarray(points, dtype=np.float64)
     if len(points) == 0:
         return np.zeros(0, dtype=bool)
+    if points.ndim == 2 and points.shape[1] == 1:     # one objective (a constrained run): the minima, no moocore
+        return points[:, 0] == points[:, 0].min()
     moocore = require_moocore()
     return np.asarray(moocore.is_nondominated(points, keep_weakly=True), dtype=bool)
 
