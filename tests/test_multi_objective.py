@@ -173,7 +173,7 @@ def test_a_constrained_run_needs_no_moocore_and_one_objective_fronts_match_it(pt
 
     monkeypatch.setattr(pareto, "require_moocore", missing)
     monkeypatch.setattr(pareto, "_SPACES", {})            # objective spaces are memoised: build them again
-    record = run_trial("ptb", "rs50e", 0, 0, 100 * 3600.0, constraints=["params<=7e6"])
+    record = run_trial("ptb", "rs50e", 0, 0, 1000 * 3600.0, constraints=["params<=7e6"])
     best = np.where(np.isfinite(ptb.test_loss), ptb.test_loss, np.inf)[ptb.search.num_params <= 7e6].min()
     assert record["l_star"] == best and record["final_regret"] is not None
     with pytest.raises(UserError, match="moocore"):        # two objectives still need it
