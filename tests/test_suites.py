@@ -1,6 +1,7 @@
 """Suites with held-out tasks (issue 47): the shipped dev/test split, user suite files, `run --suite`,
 and `report --suite`'s aggregation recomputed from the trial files."""
 import json
+import re
 import sys
 
 import numpy as np
@@ -68,6 +69,51 @@ def test_a_user_suite_file_and_its_mistakes(tmp_path):
     assert "wt2+mo-logppl-params" in shown.stdout
     done = cli("suite", "show", "tests")
     assert done.returncode == 2 and "unknown suite 'tests' (did you mean 'test'?)" in done.stderr
+
+
+TASK_MISTAKES = (  # a [[task]] line after `benchmark = "ptb"`, and what the one-line refusal says
+    ("workers = 0", "task 1: workers must be a whole number from 1 to 1024, got 0"),
+    ("workers = -2", "got -2"), ("workers = 2.5", "got 2.5"), ('workers = "4"', "got '4'"), ("workers = true", "got True"),
+    ("budget = 0", "budget must be a number > 0 (hours on ptb), got 0"), ("budget = -5", "got -5"),
+    ("budget = inf", "got inf"), ('budget = "1h"', "got '1h'"), ("budget = true", "got True"),
+    ('objectives = ["nope"]', "unknown objective 'nope'; ptb offers logppl"),
+    ('objectives = ["params"]', "the single objective on 'ptb' is 'logppl'"),
+    ('objectives = [1]', "objectives must be a list of strings"), ('objectives = [""]', "names nothing"),
+    ('constraints = ["params<="]', "malformed constraint 'params<='"),
+    ('constraints = ["glue>=80"]', "has no objective 'glue'"),
+)
+
+
+@pytest.mark.parametrize("line, message", TASK_MISTAKES, ids=[line for line, _ in TASK_MISTAKES])
+def test_a_suite_file_is_checked_as_run_checks_its_options(tmp_path, line, message):
+    """A task with a mistake is refused when the file is read (one line naming the file and the task), not
+    skipped with a note, run with nonsense, or read character by character when it runs."""
+    path = tmp_path / "mine.toml"
+    path.write_text(f'[[task]]\nbenchmark = "ptb"\n{line}\n')
+    with pytest.raises(UserError, match=re.escape(message)) as caught:
+        load_suite(str(path))
+    assert str(caught.value).startswith(f"{path}: task 1: ") and "\n" not in str(caught.value)
+
+
+def test_a_suite_file_reads_text_lists_whole_counts_and_the_loss_alone_as_run_does(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('[[task]]\nbenchmark = "ptb"\nobjectives = "logppl, params"\nconstraints = "flops <= 1e9"\n'
+                    '[[task]]\nbenchmark = "wt2"\nobjectives = ["logppl"]\nworkers = 4\n'
+                    '[[task]]\nbenchmark = "gpt-s"\nbudget = 20\n')
+    tasks = load_suite(str(path)).tasks
+    assert [t.name for t in tasks] == ["ptb+mo-logppl-params+flops<=1e9", "wt2+4w", "gpt-s+budget-20"]
+    assert tasks[0].objectives == ("logppl", "params") and tasks[0].constraints == ("flops<=1e9",)
+    assert tasks[1].kind == "single-objective"             # the loss alone is the default run, as with --objectives
+    for text, message in (('[[task]]\nbenchmark = "gpt-s"\nbudget = 20.5\n',
+                           "task 1: budget must be a whole number of evaluations on gpt-s, got 20.5"),
+                          ('version = "a"\n[[task]]\nbenchmark = "ptb"\n', "version must be a whole number >= 1"),
+                          ('name = ""\n[[task]]\nbenchmark = "ptb"\n', "name must be a non-empty string"),
+                          ('[[task]]\nbenchmark = 3\n', "benchmark must be a name in quotes"),
+                          ('[[task]]\nbenchmark = "ptb"\n[[task]]\nbenchmark = "ptb"\nobjectives = ["logppl"]\n',
+                           "a task is listed twice (ptb)")):
+        path.write_text(text)
+        with pytest.raises(UserError, match=re.escape(message)):
+            load_suite(str(path))
 
 
 def test_run_and_report_a_suite(tmp_path):

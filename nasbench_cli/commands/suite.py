@@ -33,7 +33,8 @@ def list_suites(as_json):
 @click.argument("name", metavar="NAME|FILE.toml")
 @json_option
 def show(name, as_json):
-    """A suite's tasks and the rule that made it. A suite file (TOML):
+    """A suite's tasks and the rule that made it; for a suite file, also a check of every task (the
+    checks `run` makes of its options). A suite file (TOML):
 
     \b
         name = "mine"
@@ -42,7 +43,7 @@ def show(name, as_json):
         objectives = ["logppl", "params"]    # optional
         constraints = ["params<=6e6"]        # optional
         budget = 300                         # optional: the benchmark's clock units
-        workers = 4                          # optional
+        workers = 4                          # optional: 1-1024
     """
     from nasbench_cli.suites.definition import load_suite, task_count
 

@@ -21,6 +21,7 @@ loss and second objective where it has two or more (multi-objective); and the co
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,8 +167,6 @@ def read_suite_file(path: Path) -> Suite:
     """
     import tomllib
 
-    from benchmarks.core.registry import get_spec
-
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -180,23 +179,67 @@ def read_suite_file(path: Path) -> Suite:
     raw = data.get("task")
     if not isinstance(raw, list) or not raw:
         raise UserError(f"{path}: a suite needs at least one [[task]] with a benchmark")
-    tasks = []
-    for k, entry in enumerate(raw, 1):
-        if not isinstance(entry, dict) or "benchmark" not in entry:
-            raise UserError(f"{path}: task {k} needs a benchmark")
-        bad = sorted(set(entry) - {"benchmark", "objectives", "constraints", "budget", "workers"})
-        if bad:
-            raise UserError(f"{path}: task {k}: unknown key '{bad[0]}' (benchmark, objectives, constraints, "
-                            "budget, workers)")
-        get_spec(str(entry["benchmark"]))
-        try:
-            task = Task(str(entry["benchmark"]), tuple(entry.get("objectives", ())), tuple(entry.get("constraints", ())),
-                        None if entry.get("budget") is None else float(entry["budget"]), int(entry.get("workers", 1)))
-        except (TypeError, ValueError) as exc:
-            raise UserError(f"{path}: task {k}: {exc}") from None
-        tasks.append(task)
+    tasks = [_task(entry, f"{path}: task {k}") for k, entry in enumerate(raw, 1)]
     names = [t.name for t in tasks]
     if len(set(names)) != len(names):
         raise UserError(f"{path}: a task is listed twice ({next(n for n in names if names.count(n) > 1)})")
-    return Suite(str(data.get("name", path.stem)), int(data.get("version", 1)), str(data.get("description", "")),
-                 tuple(tasks), "")
+    name = data.get("name", path.stem)
+    if not isinstance(name, str) or not name.strip():
+        raise UserError(f"{path}: name must be a non-empty string, e.g. name = \"mine\"")
+    version = data.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise UserError(f"{path}: version must be a whole number >= 1, got {version!r}")
+    description = data.get("description", "")
+    if not isinstance(description, str):
+        raise UserError(f"{path}: description must be a string")
+    return Suite(name.strip(), version, description, tuple(tasks), "")
+
+
+def _task(entry, where: str) -> Task:
+    """One [[task]] of a suite file, checked as `run` checks its options (one line, UserError, naming the
+    file and the task): a known benchmark; objectives (a list, or 'a,b') and constraints (a list, or
+    'c1,c2') the benchmark has; a budget > 0 in its clock units (whole for a clock that counts); 1-1024
+    workers. Nothing is left to fail, or to be skipped with a note, when the suite runs."""
+    from benchmarks.core.problem import parse_problem
+    from benchmarks.core.registry import get_spec
+
+    if not isinstance(entry, dict) or "benchmark" not in entry:
+        raise UserError(f"{where} needs a benchmark")
+    bad = sorted(set(entry) - {"benchmark", "objectives", "constraints", "budget", "workers"})
+    if bad:
+        raise UserError(f"{where}: unknown key '{bad[0]}' (benchmark, objectives, constraints, budget, workers)")
+    benchmark = entry["benchmark"]
+    if not isinstance(benchmark, str):
+        raise UserError(f"{where}: benchmark must be a name in quotes, e.g. benchmark = \"ptb\"")
+    try:
+        spec = get_spec(benchmark)
+        objectives = _texts(entry.get("objectives", ()), "objectives")
+        constraints = _texts(entry.get("constraints", ()), "constraints")
+        parsed_objectives, _ = parse_problem(benchmark, objectives, constraints)
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
+    budget = entry.get("budget")
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not math.isfinite(budget) or budget <= 0:
+            raise UserError(f"{where}: budget must be a number > 0 ({spec.clock} on {benchmark}), got {budget!r}")
+        if spec.counts and budget != int(budget):
+            raise UserError(f"{where}: budget must be a whole number of {spec.clock} on {benchmark}, got {budget!r}")
+    workers = entry.get("workers", 1)
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= 1024:
+        raise UserError(f"{where}: workers must be a whole number from 1 to 1024, got {workers!r}")
+    return Task(benchmark, tuple(parsed_objectives), tuple(constraints),
+                None if budget is None else float(budget), workers)
+
+
+def _texts(value, key: str) -> list:
+    """A list of strings, or one comma-separated string, as a list of its non-blank parts (spaces removed);
+    UserError for anything else."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{key} must be a list of strings, e.g. {key} = "
+                        + ('["logppl", "params"]' if key == "objectives" else '["params<=6e6"]'))
+    parts = [part.replace(" ", "") for v in value for part in v.split(",")]
+    if value and not any(parts):
+        raise UserError(f"{key} names nothing; leave the key out instead")
+    return [part for part in parts if part]
