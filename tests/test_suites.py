@@ -180,6 +180,14 @@ def test_run_and_report_a_suite(tmp_path):
     shutil.rmtree(out / "wt2+budget-20")
     failed = cli("check", "--suite", "smoke", out, "--baseline", baselines, "--allow-underpowered")
     assert failed.returncode == 1 and "wt2+budget-20: a baseline but no results" in failed.stdout
+    # a task where an algorithm has fewer trials than on its others is named (its pooled figures weigh it less)
+    assert not any("fewer trials" in note for note in report["notes"])
+    task = next(t for t in shipped()["smoke"].tasks if t.benchmark.startswith("lora"))
+    sorted((out / task.name / task.benchmark / "re").glob("trial-*.json"))[-1].unlink()
+    uneven = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)["notes"]
+    assert [note for note in uneven if "fewer trials" in note] == [
+        f"'re' has fewer trials on 1 task(s) than the 3 of its others (2 on {task.name}): its figures weigh those "
+        "tasks less; complete them by running the suite again with --trials 3 (finished trials are kept)"]
 
 
 def test_the_aggregate_figure_counts_tasks_in_words():

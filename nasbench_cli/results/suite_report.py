@@ -160,6 +160,22 @@ def anytime_table(per_task: dict, labels) -> dict:
     return table
 
 
+def uneven_trials(per_task: dict, labels, suite_name: str) -> list[str]:
+    """Notes for each algorithm with fewer trials on some tasks than on its others (a run stopped or still
+    going there): its pooled IQM and mean weigh those tasks less, and its ranks compare fewer trials."""
+    notes = []
+    for label in labels:
+        counts = {name: len(runs[label]) for name, runs in per_task.items() if label in runs}
+        most = max(counts.values())
+        short = {name: n for name, n in counts.items() if n < most}
+        if short:
+            listed = ", ".join(f"{n} on {name}" for name, n in list(short.items())[:4]) + (", ..." if len(short) > 4 else "")
+            notes.append(f"'{label}' has fewer trials on {len(short)} task(s) than the {most} of its others ({listed}): "
+                         f"its figures weigh those tasks less; complete them by running the suite again with "
+                         f"--trials {most} (finished trials are kept)")
+    return notes
+
+
 def suite_report(suite, root, only: list | None = None) -> dict:
     """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready. `only`: these
     run labels alone (ranks, intervals and critical differences among them), UserError naming any without
@@ -237,6 +253,7 @@ def suite_report(suite, root, only: list | None = None) -> dict:
                 notes.append(f"'{reference}' did not run on {len(lacking)} task(s) (" + ", ".join(lacking[:4]) +
                              ("..." if len(lacking) > 4 else "") + ")" +
                              (": top1e needs epochs, those tasks have none" if reference == "top1e" else ""))
+    notes += uneven_trials(per_task, labels, suite.name)
     if missing_tasks:
         notes.append(f"{len(missing_tasks)} of the suite's {len(suite.tasks)} tasks have no results here: "
                      + ", ".join(missing_tasks[:6]) + ("..." if len(missing_tasks) > 6 else ""))
