@@ -3,6 +3,7 @@ and `report --suite`'s aggregation recomputed from the trial files."""
 import json
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -188,6 +189,11 @@ def test_run_and_report_a_suite(tmp_path):
     assert [note for note in uneven if "fewer trials" in note] == [
         f"'re' has fewer trials on 1 task(s) than the 3 of its others (2 on {task.name}): its figures weigh those "
         "tasks less; complete them by running the suite again with --trials 3 (finished trials are kept)"]
+    plotted = cli("plot", "--suite", "smoke", out, "--out", tmp_path / "figures", "--format", "png", "--json")
+    assert plotted.returncode == 0, plotted.stderr
+    plotted = json.loads(plotted.stdout)                    # the figures, and the same notes as the report
+    assert [Path(f).name for f in plotted["files"]][:1] == ["smoke-iqm.png"] and plotted["notes"] == uneven
+    assert all(Path(f).stat().st_size > 10_000 for f in plotted["files"])
 
 
 def test_the_aggregate_figure_counts_tasks_in_words():

@@ -172,7 +172,9 @@ def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, on
                 written += save_figure(fig, out / stem, formats)
                 plt.close(fig)
     if as_json:
-        echo_json({"files": [str(p) for p in written]})
+        echo_json({"files": [str(p) for p in written], "notes": data["notes"]})
     else:
         for path in written:
             click.echo(f"wrote {path}")
+        for note in data["notes"]:            # what `report --suite` says of the same folder
+            click.echo(f"note: {note}", err=True)
