@@ -89,7 +89,7 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     """Run `trials` trials (trial k seeded `seed + k`) of `algorithm` with `workers` simulated workers and
     a budget of `budget_hours` simulated hours each (gpt-*: `budget_evals` evaluations; default: the
     benchmark's), in this process; returns the result records (the
-    fields of docs/result-format.md). `algorithm`: an Algorithm instance (of a class defined anywhere,
+    fields of docs/reference/result-format.md). `algorithm`: an Algorithm instance (of a class defined anywhere,
     a notebook included), an Algorithm subclass (built with its default Settings), or a name/spec as
     for `make_algorithm`. `benchmark`: a name or a loaded benchmark. With `out`, each record is also
     written atomically to OUT/<benchmark>/<label>/trial-<k>.json, where `nasbench plot/report/check`
@@ -183,7 +183,7 @@ def _run_trials(run, bench, algorithm, name, source, expected) -> list[dict]:
 
 
 def load_results(*folders, benchmark: str | None = None, at_hours=None):
-    """The trial records under results folders as a tidy pandas DataFrame (see docs/result-format.md,
+    """The trial records under results folders as a tidy pandas DataFrame (see docs/reference/result-format.md,
     "Exported tables"): one row per trial and finished job, or, with `at_hours` (e.g. [10, 100, 1000]),
     one row per trial and time point. Needs pandas (pip install 'nasbench[export]')."""
     from nasbench_cli.results.export import long_table

@@ -170,6 +170,20 @@ def test_run_and_report_a_suite(tmp_path):
         cut.append(normalised([record_at(r, 0.3 * r["budget_s"]) for r in records], load_benchmark(task.benchmark)))
     assert anytime["iqm"]["re"][anytime["fractions"].index(0.3)] == pytest.approx(trim_mean(np.concatenate(cut), 0.25))
     assert "anytime: IQM of normalised regret" in cli("report", "--suite", "smoke", out).stdout
+    # export --suite: every task's rows with a task column; the trials' normalised regret is the report's
+    exported = cli("export", "--suite", "smoke", out, "--format", "csv", "--out", tmp_path / "tables", "--json")
+    assert exported.returncode == 0, exported.stderr
+    import pandas
+
+    table = pandas.read_csv(tmp_path / "tables" / "trials.csv")
+    assert list(table.columns[:3]) == ["task", "benchmark", "label"]
+    assert sorted(table["task"].unique()) == sorted(t.name for t in shipped()["smoke"].tasks)
+    pooled = table[table["label"] == "rs"]["normalised_regret"].to_numpy()
+    assert len(pooled) == 12 and trim_mean(pooled, 0.25) == pytest.approx(rs["iqm"], rel=1e-12)
+    assert set(pandas.read_csv(tmp_path / "tables" / "regret.csv")["task"]) == set(table["task"])
+    plain = cli("report", out)                              # the suite folder read as one run's: pointed to --suite
+    assert plain.returncode == 2 and "holds a suite's results (4 task folders" in plain.stderr
+    assert "--suite smoke" in plain.stderr and len(plain.stderr.strip().splitlines()) == 1
     # the CI gate, task by task: a baseline per task; a task's results gone fails the gate
     baselines = tmp_path / "baselines"
     assert cli("check", "--suite", "smoke", out, "--write-baseline", baselines).returncode == 0

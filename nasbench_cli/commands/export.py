@@ -14,9 +14,12 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
               show_default=True, help="Folder for regret.<fmt> (the long table) and trials.<fmt> (one row per trial).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these labels (comma list).")
+@click.option("--suite", "suite_text", default=None, metavar="NAME|FILE.toml",
+              help="RESULTS_DIR is the --out of `run --suite NAME`: every task's rows, with a first column `task`, "
+                   "and in trials.<fmt> the `normalised_regret` that `report --suite` aggregates.")
 @json_option
-def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, as_json):
-    """Write the trial files of `nasbench run` as two tidy tables (columns: docs/result-format.md).
+def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, suite_text, as_json):
+    """Write the trial files of `nasbench run` as tidy tables (columns: docs/reference/result-format.md).
 
     \b
     OUT/regret.<fmt>  one row per trial and finished job (time_s, regret, incumbent, arch, epochs,
@@ -33,11 +36,18 @@ def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, as_js
     from nasbench_cli.results.truncate import parse_hours
 
     hours = parse_hours(at_text) if at_text else None
-    results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
-    verify_against_data(results)
+    if suite_text is not None:
+        from nasbench_cli.results.export import suite_tables
+
+        tables = suite_tables(suite_text, results_dirs, hours, expand_benchmarks(benchmark_text),
+                              parse_name_list(algo_text))
+    else:
+        results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
+        verify_against_data(results)
+        tables = [("regret", long_table(results, hours)), ("trials", trials_table(results)),
+                  ("fronts", fronts_table(results))]
     out = Path(out_dir)
     written = {}
-    tables = [("regret", long_table(results, hours)), ("trials", trials_table(results)), ("fronts", fronts_table(results))]
     for name, frame in tables:
         if frame is None:
             continue

@@ -131,7 +131,7 @@ def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: in
                  workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
                  max_jobs: int | None = None, objectives=(), constraints=()) -> dict:
     """Simulate one trial of the algorithm instance `algorithm` on a loaded `benchmark` and return its
-    result record (format `RESULT_FORMAT`, every field documented in docs/result-format.md). `name`: the
+    result record (format `RESULT_FORMAT`, every field documented in docs/reference/result-format.md). `name`: the
     algorithm's name in results; `source`: where its class came from (None for a built-in one).
     `features`, `scores`: the algorithm's feature matrix and training-free scores when the caller already
     has them (a Dask worker gets them from the client); by default they are read from the caches.

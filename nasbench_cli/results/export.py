@@ -1,6 +1,6 @@
 """Result records as tidy pandas tables (`nasbench export`, `nasbench.load_results`).
 
-Columns are listed in docs/result-format.md ("Exported tables"); times are simulated seconds
+Columns are listed in docs/reference/result-format.md ("Exported tables"); times are simulated seconds
 (`time_s`) and hours (`time_h`), regrets are test log-perplexity - L*. On gpt-* the clock counts
 evaluations: `time_s` (and `budget_s`) hold evaluations, `time_h` and `budget_h` are NaN.
 """
@@ -138,6 +138,53 @@ def fronts_table(results):
     if not spaces:
         return None
     return pandas.DataFrame(rows, columns=list(FRONT_COLUMNS))
+
+
+def suite_tables(suite_text: str, results_dirs, at_hours=None, benchmarks=None, algos=None) -> list:
+    """[(name, frame)] of `export --suite`: each table over the suite's task folders under the one
+    results folder, a first column `task`; trials also get `normalised_regret` (`report --suite`'s per-trial
+    value). UserError (one line) for a second folder, no task results, or an --algo found in no task."""
+    from pathlib import Path
+
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.results.files import load_results, verify_against_data
+    from nasbench_cli.results.suite_report import normalised
+    from nasbench_cli.suites.definition import load_suite
+
+    if len(results_dirs) != 1:
+        raise UserError("--suite reads one results folder (the --out of `run --suite`)")
+    pandas = _pandas()
+    suite, root = load_suite(suite_text), Path(results_dirs[0])
+    parts: dict = {"regret": [], "trials": [], "fronts": []}
+    seen = set()
+    for task in suite.tasks:
+        if benchmarks and task.benchmark not in benchmarks or not (root / task.name / task.benchmark).is_dir():
+            continue
+        results = load_results(root / task.name, [task.benchmark])
+        runs = results.runs[task.benchmark]
+        runs = {label: records for label, records in runs.items() if not algos or label in algos}
+        if not runs:
+            continue
+        results.runs = {task.benchmark: runs}
+        verify_against_data(results)
+        seen |= set(runs)
+        benchmark = load_benchmark(task.benchmark)
+        trials = trials_table(results)
+        values = {(label, r["trial"]): v for label, records in runs.items()
+                  for r, v in zip(records, normalised(records, benchmark))}
+        trials["normalised_regret"] = [float(values[key]) for key in zip(trials["label"], trials["trial"])]
+        for name, frame in (("regret", long_table(results, at_hours)), ("trials", trials), ("fronts", fronts_table(results))):
+            if frame is not None:
+                frame.insert(0, "task", task.name)
+                parts[name].append(frame)
+    if not parts["trials"]:
+        raise UserError(f"no results of suite '{suite.name}' under {root} (expected {root}/<task>/, e.g. "
+                        f"{root / suite.tasks[0].name}); run `nasbench run --suite {suite.name} --out {root}` first")
+    absent = [label for label in algos or () if label not in seen]
+    if absent:
+        raise UserError(f"--algo: no results of {', '.join(absent)} under {root}")
+    return [(name, pandas.concat(frames, ignore_index=True)) for name, frames in parts.items() if frames]
 
 
 def write_table(frame, path, fmt: str) -> None:

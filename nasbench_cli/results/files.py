@@ -17,7 +17,7 @@ from pathlib import Path
 from benchmarks.core.errors import UserError
 
 from nasbench_cli.results.record import RESULT_FORMAT
-OLD_FORMATS = ("nasbench-trial/1",)   # read and upgraded in memory (`upgrade`); every field: docs/result-format.md
+OLD_FORMATS = ("nasbench-trial/1",)   # read and upgraded in memory (`upgrade`); every field: docs/reference/result-format.md
 TRIAL_FILE = re.compile(r"^trial-(0|[1-9]\d*)\.json$")   # canonical names only: trial-01.json is not trial 1
 TRAJECTORY_KEYS = ("time_s", "regret", "incumbent", "incumbent_epoch", "arch", "epochs")
 REQUIRED_KEYS = ("format", "benchmark", "algo", "trial", "seed", "budget_s", "settings", "settings_hash",
@@ -112,7 +112,7 @@ def _is_nonneg(value) -> bool:
     return _is_number(value) and value >= 0
 
 
-# field -> (check, what it must be); every field report, plot, export and check read (docs/result-format.md)
+# field -> (check, what it must be); every field report, plot, export and check read (docs/reference/result-format.md)
 FIELD_TYPES = {
     "seed": (_is_int, "an integer"),
     "l_star": (_is_number, "a number"),
@@ -471,6 +471,16 @@ def _check_consistent(bench_dir: Path, found: dict) -> None:
                             "results from different data cannot be compared")
 
 
+def suite_task_folders(root: Path) -> list[Path]:
+    """The folders under `root` that hold results themselves (`<benchmark>/<algo>/trial-<k>.json`): the
+    task folders of `run --suite --out root`; sorted, empty when there are none."""
+    try:
+        children = sorted(p for p in Path(root).iterdir() if p.is_dir())
+    except OSError:
+        return []
+    return [child for child in children if next(child.glob("*/*/trial-*.json"), None) is not None]
+
+
 def _check_requested(found_files: dict, root: Path, benchmarks, algos) -> None:
     """UserError if the folder has no results, or none for a requested benchmark or algorithm."""
     if not found_files:
@@ -481,6 +491,15 @@ def _check_requested(found_files: dict, root: Path, benchmarks, algos) -> None:
             folder, pid = running[0]
             raise UserError(f"no trial has finished yet under {root}: a `nasbench run` (pid {pid}) is writing to "
                             f"{folder}; its trials are read here as they finish")
+        tasks = suite_task_folders(root)
+        if tasks:
+            from nasbench_cli.suites.definition import shipped
+
+            names = {t.name for t in tasks}
+            suite = next((n for n, s in shipped().items() if names <= {t.name for t in s.tasks}), "NAME")
+            raise UserError(f"{root} holds a suite's results ({len(tasks)} task folders: "
+                            f"{', '.join(t.name for t in tasks[:4])}{', ...' if len(tasks) > 4 else ''}); read them "
+                            f"with --suite {suite} (report, plot, export), or give one task's folder, e.g. {tasks[0]}")
         raise UserError(f"no result files under {root} (expected <benchmark>/<algo>/trial-<k>.json); "
                         f"run `nasbench run --out {root}` first")
     for name in benchmarks or []:
