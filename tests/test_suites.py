@@ -170,6 +170,11 @@ def test_run_and_report_a_suite(tmp_path):
         cut.append(normalised([record_at(r, 0.3 * r["budget_s"]) for r in records], load_benchmark(task.benchmark)))
     assert anytime["iqm"]["re"][anytime["fractions"].index(0.3)] == pytest.approx(trim_mean(np.concatenate(cut), 0.25))
     assert "anytime: IQM of normalised regret" in cli("report", "--suite", "smoke", out).stdout
+    table = cli("report", "--suite", "smoke", out, "--markdown").stdout.splitlines()  # for a paper: the same figures
+    assert "| algorithm | tasks | trials | IQM (95% CI) | mean (95% CI) | mean rank | P(< rs) |" in table
+    assert (f"| rs | 4 | 12 | {rs['iqm']:.3f} ({rs['iqm_ci95'][0]:.3f}–{rs['iqm_ci95'][1]:.3f}) | {rs['mean']:.3f} "
+            f"({rs['mean_ci95'][0]:.3f}–{rs['mean_ci95'][1]:.3f}) | {rs['mean_rank']:.2f} | – |") in table
+    assert "| algorithm | 1% | 3% | 10% | 30% | 100% |" in table and any(line.startswith("- Note: ") for line in table)
     # export --suite: every task's rows with a task column; the trials' normalised regret is the report's
     exported = cli("export", "--suite", "smoke", out, "--format", "csv", "--out", tmp_path / "tables", "--json")
     assert exported.returncode == 0, exported.stderr

@@ -43,10 +43,10 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
     if suite_text is not None:
-        if benchmark_text or at_text or as_markdown or indicator != "hv":
-            raise UserError("--suite takes --algo and --json; --benchmark, --at, --markdown and --indicator apply "
+        if benchmark_text or at_text or indicator != "hv":
+            raise UserError("--suite takes --algo, --json and --markdown; --benchmark, --at and --indicator apply "
                             "to a plain report (`nasbench report RESULTS/TASK`)")
-        return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text))
+        return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text), as_markdown)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     if indicator != "hv":
@@ -72,7 +72,7 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
             print_rich(table, wide=wide)
 
 
-def _suite_report(results_dirs, suite_text, as_json, only=None):
+def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=False):
     from benchmarks.core.errors import UserError
     from nasbench_cli.results.report_table import json_ready
     from nasbench_cli.results.suite_report import suite_report
@@ -84,6 +84,9 @@ def _suite_report(results_dirs, suite_text, as_json, only=None):
     data = suite_report(suite, results_dirs[0], only)
     if as_json:
         echo_json(json_ready(data))
+        return
+    if as_markdown:
+        click.echo(suite_markdown(data), nl=False)
         return
     click.echo(f"suite {data['suite']} v{data['version']}: {task_count(len(data['tasks']))}; normalised regret "
                f"({data['normalisation']}), lower is better")
@@ -114,3 +117,43 @@ def _suite_report(results_dirs, suite_text, as_json, only=None):
             f"best-by-test in {r['not_best_by_test']:.0%}" for label, r in rows.items()))
     for note in data["notes"]:
         click.echo(f"note: {note}")
+
+
+def suite_markdown(data: dict) -> str:
+    """`report --suite --markdown`: the aggregate table and the anytime table as GitHub Markdown, then the
+    critical-difference results, overtuning and notes as a list (for a paper's appendix or a README)."""
+    from nasbench_cli.suites.definition import task_count
+
+    order = sorted(data["algorithms"], key=lambda name: data["algorithms"][name]["iqm"])
+    lines = [f"Suite `{data['suite']}` v{data['version']}, {task_count(len(data['tasks']))}; normalised regret "
+             f"({data['normalisation']}), lower is better; 95% stratified-bootstrap intervals.", "",
+             "| algorithm | tasks | trials | IQM (95% CI) | mean (95% CI) | mean rank | P(< rs) |",
+             "| --- | ---: | ---: | --- | --- | ---: | ---: |"]
+    for label in order:
+        row = data["algorithms"][label]
+        p = row.get("p_improvement_over_rs")
+        lines.append(f"| {label} | {row['tasks']} | {row['trials']} | {row['iqm']:.3f} ({row['iqm_ci95'][0]:.3f}–"
+                     f"{row['iqm_ci95'][1]:.3f}) | {row['mean']:.3f} ({row['mean_ci95'][0]:.3f}–{row['mean_ci95'][1]:.3f})"
+                     f" | {row['mean_rank']:.2f} | {'–' if p is None else f'{p:.2f}'} |")
+    anytime = data["anytime"]
+    lines += ["", "IQM of normalised regret (mean rank) with every trial cut at a share of its budget:", "",
+              "| algorithm | " + " | ".join(f"{f:.0%}" for f in anytime["fractions"]) + " |",
+              "| --- |" + " ---: |" * len(anytime["fractions"])]
+    for label in [name for name in order if name in anytime["iqm"]]:
+        lines.append(f"| {label} | " + " | ".join("–" if v is None else f"{v:.3f} ({r:.2f})" for v, r in
+                                                 zip(anytime["iqm"][label], anytime["mean_rank"][label])) + " |")
+    items = []
+    for cd, what in ((data["critical_difference"], f"the {task_count(len(data['cd_tasks']))} every algorithm ran"),
+                     (data["critical_difference_all_tasks"], "all tasks, the algorithms that ran each")):
+        if cd:
+            ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
+            items.append(f"Critical difference over {what} ({cd['blocks']} blocks): Friedman p = {cd['friedman_p']:.3g}, "
+                         f"CD = {cd['cd']:.2f}; mean ranks " + ", ".join(f"{label} {rank:.2f}" for label, rank in ranked))
+    for task, rows in data["overtuning"].items():
+        items.append(f"Overtuning on {task}: " + "; ".join(
+            f"{label} validation regret {r['val_regret']:.4f} vs test {r['test_regret']:.4f}, best-by-validation not "
+            f"best-by-test in {r['not_best_by_test']:.0%}" for label, r in rows.items()))
+    items += [f"Note: {note}" for note in data["notes"]]
+    if items:
+        lines += [""] + [f"- {item}" for item in items]
+    return "\n".join(lines) + "\n"
