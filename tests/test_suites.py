@@ -230,3 +230,38 @@ def test_the_aggregate_figure_counts_tasks_in_words():
         warnings.simplefilter("error")          # two algorithms once left no room for the title ("Tight layout not applied")
         fig = aggregate_figure(data)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["my-algo (1 task)", "rs (3 tasks)"]
+
+
+def test_a_suite_report_scores_multi_objective_tasks_by_the_chosen_indicator(tmp_path):
+    """`report --suite --indicator`: a multi-objective task's normalised regret is the indicator's final
+    value over its value with no front (HV regret / true HV for hv); single-objective tasks do not move."""
+    from nasbench_cli.results.indicators import final_indicators
+    from nasbench_cli.results.suite_report import NORMALISATIONS
+
+    suite = tmp_path / "two.toml"
+    suite.write_text('[[task]]\nbenchmark = "wt2"\nbudget = 10\n'
+                     '[[task]]\nbenchmark = "wt2"\nobjectives = ["logppl", "params"]\nbudget = 10\n')
+    out = tmp_path / "r"
+    done = cli("run", "--suite", suite, "--algo", "rs", "--trials", "4", "--out", out)
+    assert done.returncode == 0, done.stderr
+    wt2 = load_benchmark("wt2")
+    records = [json.loads(p.read_text()) for p in sorted((out / "wt2+mo-logppl-params+budget-10" / "wt2" / "rs").glob("trial-*.json"))]
+    single = json.loads(cli("report", "--suite", suite, out, "--json", "--indicator", "hv").stdout)
+    assert single["indicator"] == "hv" and "HV regret / true HV" in single["normalisation"]
+    for name, nothing in (("hv-range", None), ("igd+", np.sqrt(2))):
+        data = json.loads(cli("report", "--suite", suite, out, "--json", "--indicator", name).stdout)
+        finals = np.array([final_indicators(r, wt2)[name] for r in records])
+        if nothing is None:                 # hv-range's value with no front is the true front's HV there
+            from nasbench_cli.results.suite_report import nothing_found
+
+            nothing = nothing_found({**records[0], "indicator": name}, wt2)
+        assert 0 <= finals.min() and finals.max() <= nothing
+        single_task = cli("report", "--suite", suite, out, "--json", "--indicator", name, "--algo", "rs").stdout
+        assert data["indicator"] == name and data["normalisation"].endswith(f"multi-objective: {NORMALISATIONS[name]}")
+        assert data["algorithms"]["rs"]["trials"] == 8 and json.loads(single_task)["algorithms"] == data["algorithms"]
+        hv_values = np.array([r["final_regret"] / r["hv_space"]["true_hv"] for r in records])
+        # the pooled mean moves by exactly the change of the multi-objective task's mean (4 of the 8 values)
+        assert data["algorithms"]["rs"]["mean"] - single["algorithms"]["rs"]["mean"] == pytest.approx(
+            (finals / nothing - hv_values).sum() / 8, abs=1e-12)
+    shown = cli("report", "--suite", suite, out, "--indicator", "igd+").stdout
+    assert "multi-objective: IGD+ / sqrt(objectives)" in shown.splitlines()[0]

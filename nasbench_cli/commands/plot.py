@@ -67,10 +67,11 @@ def plot(results_dirs, out_dir, format_text, benchmark_text, algo_text, bands, b
     formats = parse_formats(format_text)
     options = FigureOptions(bands=bands, band_kind=band_kind, title=title, width_in=width_in)
     if suite_text is not None:
-        if benchmark_text or indicator != "hv":
-            raise UserError("--suite takes --algo; --benchmark and --indicator apply to a plain plot "
+        if benchmark_text:
+            raise UserError("--suite takes --algo and --indicator; --benchmark applies to a plain plot "
                             "(`nasbench plot RESULTS/TASK`)")
-        return _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, parse_name_list(algo_text))
+        return _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, parse_name_list(algo_text),
+                           indicator)
     order = parse_name_list(algo_text)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), order)
     if order:      # the legends list the runs in the order asked for
@@ -141,7 +142,7 @@ def _critical_difference(runs, out, formats, options):
             plt.close(fig)
 
 
-def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, only=None):
+def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, only=None, indicator="hv"):
     """`plot --suite`: the aggregate figure and the critical-difference diagram of a suite's results."""
     from pathlib import Path
 
@@ -158,7 +159,7 @@ def _plot_suite(results_dirs, suite_text, out_dir, formats, options, as_json, on
     if len(results_dirs) != 1:
         raise UserError("--suite reads one results folder (the --out of `run --suite`)")
     suite = load_suite(suite_text)
-    data = suite_report(suite, results_dirs[0], only)
+    data = suite_report(suite, results_dirs[0], only, indicator)
     out = Path(out_dir) if out_dir else Path(results_dirs[0]) / "figures"
     written = []
     with _rc():

@@ -43,10 +43,10 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
     if suite_text is not None:
-        if benchmark_text or at_text or indicator != "hv":
-            raise UserError("--suite takes --algo, --json and --markdown; --benchmark, --at and --indicator apply "
+        if benchmark_text or at_text:
+            raise UserError("--suite takes --algo, --indicator, --json and --markdown; --benchmark and --at apply "
                             "to a plain report (`nasbench report RESULTS/TASK`)")
-        return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text), as_markdown)
+        return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text), as_markdown, indicator)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     if indicator != "hv":
@@ -72,7 +72,7 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
             print_rich(table, wide=wide)
 
 
-def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=False):
+def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=False, indicator="hv"):
     from benchmarks.core.errors import UserError
     from nasbench_cli.results.report_table import json_ready
     from nasbench_cli.results.suite_report import suite_report
@@ -81,7 +81,7 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
     if len(results_dirs) != 1:
         raise UserError("--suite reads one results folder (the --out of `run --suite`)")
     suite = load_suite(suite_text)
-    data = suite_report(suite, results_dirs[0], only)
+    data = suite_report(suite, results_dirs[0], only, indicator)
     if as_json:
         echo_json(json_ready(data))
         return

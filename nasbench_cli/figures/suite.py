@@ -22,7 +22,8 @@ def aggregate_figure(data: dict, options: FigureOptions = DEFAULT_OPTIONS):
         ax.set_xlabel("normalised regret (lower is better)")
         ax.grid(axis="y", visible=False)
     axes[0].set_yticks(np.arange(len(labels)), [f"{l} ({task_count(data['algorithms'][l]['tasks'])})" for l in labels])
+    indicator = data.get("indicator", "hv")
     fig.suptitle(f"suite {data['suite']} v{data['version']}: {task_count(len(data['tasks']))}, 95% stratified-bootstrap "
-                 "intervals", fontsize=10)
+                 "intervals" + ("" if indicator == "hv" else f"; multi-objective tasks by {indicator}"), fontsize=10)
     fig.tight_layout()
     return fig

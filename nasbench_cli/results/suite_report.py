@@ -6,7 +6,9 @@
   1 = a typical (median) one; a trial without an incumbent counts as the worst admitted architecture.
   Dividing by the median's distance (not the worst's) keeps one diverged cell from squashing a task.
 - multi-objective: final HV regret / the true front's HV. 0 = the true front, 1 = nothing found (also
-  what a trial without a front scores).
+  what a trial without a front scores). With another indicator (`report --suite --indicator`, see
+  `nasbench_cli.results.indicators`): its final value / its value with no front (`NORMALISATIONS`), so
+  again 0 = the true front and 1 = nothing found.
 Both are unit-free, so log-perplexity, BLEU, GLUE and perplexity tasks can be averaged.
 
 **Across tasks, per algorithm** (over the tasks it ran): the mean and the interquartile mean (IQM: the
@@ -53,12 +55,38 @@ def task_scale(benchmark, constraints=()) -> tuple[float, float]:
     return float(np.median(values) - best), float(values.max() - best)
 
 
+NORMALISATIONS = {  # multi-objective tasks, by indicator (`report --suite --indicator`); 0 = the true front
+    "hv": "HV regret / true HV",
+    "hv-range": "HV regret over the table's range / the true front's HV there",
+    "igd+": "IGD+ / sqrt(objectives), its value with no front",
+}
+_NOTHING_FOUND: dict = {}
+
+
+def nothing_found(record: dict, benchmark) -> float:
+    """The value of a multi-objective record's indicator (`record['indicator']`, else the recorded HV
+    regret) for a trial that found no front: what its normalised regret divides by (1 = nothing found)."""
+    name = record.get("indicator") or "hv"
+    if name == "hv":
+        return float(record["hv_space"]["true_hv"])
+    key = (benchmark.name, getattr(benchmark, "checksum", None), tuple(record["objectives"]),
+           tuple(record.get("constraints") or ()), name)
+    if key not in _NOTHING_FOUND:
+        from nasbench_cli.results.indicators import _space, indicator_measure
+
+        space = _space(record, benchmark)
+        _NOTHING_FOUND[key] = float(indicator_measure(benchmark, space, name)(np.empty((0, len(space.objectives)))))
+    return _NOTHING_FOUND[key]
+
+
 def normalised(records, benchmark=None) -> np.ndarray:
-    """Normalised final regret of each trial of one run (module docstring)."""
+    """Normalised final regret of each trial of one run (module docstring); multi-objective records carry
+    the indicator `with_indicator` put in them (else the recorded HV regret)."""
     first = records[0]
     finals = np.array([math.nan if r["final_regret"] is None else float(r["final_regret"]) for r in records])
     if first.get("objectives"):
-        return np.where(np.isfinite(finals), finals, first["hv_space"]["true_hv"]) / first["hv_space"]["true_hv"]
+        worst = nothing_found(first, benchmark)
+        return np.where(np.isfinite(finals), finals, worst) / worst
     from benchmarks.core.problem import scoring_problem
 
     _, constraints = scoring_problem(first["benchmark"], (), first.get("constraints") or ())
@@ -176,10 +204,10 @@ def uneven_trials(per_task: dict, labels, suite_name: str) -> list[str]:
     return notes
 
 
-def suite_report(suite, root, only: list | None = None) -> dict:
+def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -> dict:
     """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready. `only`: these
     run labels alone (ranks, intervals and critical differences among them), UserError naming any without
-    results there."""
+    results there. `indicator`: what multi-objective tasks are scored by (`NORMALISATIONS`)."""
     from pathlib import Path
 
     from benchmarks.core.errors import UserError
@@ -200,6 +228,11 @@ def suite_report(suite, root, only: list | None = None) -> dict:
             missing_tasks.append(task.name)
             continue
         benchmark = load_benchmark(task.benchmark)
+        if indicator != "hv" and task.objectives:
+            from nasbench_cli.results.files import Results
+            from nasbench_cli.results.indicators import with_indicator
+
+            runs = with_indicator(Results(root=folder, runs={task.benchmark: runs}), indicator).runs[task.benchmark]
         per_task[task.name] = {label: normalised(records, benchmark) for label, records in runs.items()}
         for label, records in runs.items():
             found = overtuning(records, benchmark)
@@ -258,7 +291,8 @@ def suite_report(suite, root, only: list | None = None) -> dict:
         notes.append(f"{len(missing_tasks)} of the suite's {len(suite.tasks)} tasks have no results here: "
                      + ", ".join(missing_tasks[:6]) + ("..." if len(missing_tasks) > 6 else ""))
     return {"suite": suite.name, "version": suite.version, "tasks": list(per_task),
-            "normalisation": "single-objective: regret / (median architecture - best); multi-objective: "
-                             "HV regret / true HV", "algorithms": algorithms, "critical_difference": cd,
+            "indicator": indicator, "normalisation": "single-objective: regret / (median architecture - best); "
+                                                      f"multi-objective: {NORMALISATIONS[indicator]}",
+            "algorithms": algorithms, "critical_difference": cd,
             "cd_tasks": every, "critical_difference_all_tasks": cd_all, "anytime": anytime, "overtuning": overtuned,
             "notes": notes}
