@@ -175,6 +175,13 @@ def test_run_and_report_a_suite(tmp_path):
     assert (f"| rs | 4 | 12 | {rs['iqm']:.3f} ({rs['iqm_ci95'][0]:.3f}–{rs['iqm_ci95'][1]:.3f}) | {rs['mean']:.3f} "
             f"({rs['mean_ci95'][0]:.3f}–{rs['mean_ci95'][1]:.3f}) | {rs['mean_rank']:.2f} | – |") in table
     assert "| algorithm | 1% | 3% | 10% | 30% | 100% |" in table and any(line.startswith("- Note: ") for line in table)
+    cell = report["per_task"]["wt2+budget-20"]["rs"]                       # per task: the same values, per task
+    assert cell["trials"] == 3 and cell["mean"] == pytest.approx(np.mean(values["wt2"]), rel=1e-12)
+    assert cell["final_regret"] == pytest.approx(np.mean(values["wt2"]) * scale, rel=1e-12) and cell["none"] == 0
+    shown = cli("report", "--suite", "smoke", out, "--per-task").stdout.splitlines()
+    row = next(line for line in shown if line.startswith("wt2+budget-20 "))
+    assert f"{cell['mean']:.3f}" in row.split() or f"{cell['mean']:.3f}*" in row.split()
+    assert "| task | " in cli("report", "--suite", "smoke", out, "--per-task", "--markdown").stdout
     # export --suite: every task's rows with a task column; the trials' normalised regret is the report's
     exported = cli("export", "--suite", "smoke", out, "--format", "csv", "--out", tmp_path / "tables", "--json")
     assert exported.returncode == 0, exported.stderr

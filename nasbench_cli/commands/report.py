@@ -13,6 +13,10 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
                    "probability of improvement over rs, the critical-difference diagram's ranks, overtuning; with "
                    "--algo, among those algorithms only.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print GitHub Markdown tables (for a README).")
+@click.option("--per-task", "per_task", is_flag=True,
+              help="With --suite: also a table of each task's mean normalised regret per algorithm (the lowest "
+                   "marked), for an appendix; --json always holds it (`per_task`, with the mean final regret in "
+                   "each task's own unit).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
 @click.option("--wide", is_flag=True, help="Every column on the terminal (about 135 characters; default fits 100).")
@@ -25,7 +29,7 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
               help="Also report at these points of the benchmark's clock, e.g. 10h,100h (gpt-*: evaluations, "
                    "e.g. 25,50): the results as they stood then.")
 def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator, as_json, at_text=None,
-           suite_text=None):
+           suite_text=None, per_task=False):
     """Compare algorithms by final regret, per benchmark, from the trial files of `nasbench run`.
 
     Columns: trials; mean final regret (test log-perplexity - L*) with a 95% t-interval; median;
@@ -42,11 +46,15 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
 
     if as_json and as_markdown:
         raise UserError("choose one of --json and --markdown")
+    if per_task and suite_text is None:
+        raise UserError("--per-task is a table of a suite's tasks: give --suite NAME (a plain report is per "
+                        "benchmark already)")
     if suite_text is not None:
         if benchmark_text or at_text:
             raise UserError("--suite takes --algo, --indicator, --json and --markdown; --benchmark and --at apply "
                             "to a plain report (`nasbench report RESULTS/TASK`)")
-        return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text), as_markdown, indicator)
+        return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text), as_markdown, indicator,
+                             per_task)
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     if indicator != "hv":
@@ -72,7 +80,7 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
             print_rich(table, wide=wide)
 
 
-def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=False, indicator="hv"):
+def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=False, indicator="hv", per_task=False):
     from benchmarks.core.errors import UserError
     from nasbench_cli.results.report_table import json_ready
     from nasbench_cli.results.suite_report import suite_report
@@ -87,6 +95,9 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
         return
     if as_markdown:
         click.echo(suite_markdown(data), nl=False)
+        if per_task:
+            click.echo()
+            click.echo(per_task_markdown(data), nl=False)
         return
     click.echo(f"suite {data['suite']} v{data['version']}: {task_count(len(data['tasks']))}; normalised regret "
                f"({data['normalisation']}), lower is better")
@@ -115,6 +126,8 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
         click.echo(f"overtuning on {task}: " + "; ".join(
             f"{label} validation regret {r['val_regret']:.4f} vs test {r['test_regret']:.4f}, best-by-validation not "
             f"best-by-test in {r['not_best_by_test']:.0%}" for label, r in rows.items()))
+    if per_task:
+        _echo_per_task(data)
     for note in data["notes"]:
         click.echo(f"note: {note}")
 
@@ -156,4 +169,36 @@ def suite_markdown(data: dict) -> str:
     items += [f"Note: {note}" for note in data["notes"]]
     if items:
         lines += [""] + [f"- {item}" for item in items]
+    return "\n".join(lines) + "\n"
+
+
+def _per_task_rows(data: dict):
+    """(labels in the aggregate table's order, [(task, {label: cell text}, lowest label)])."""
+    order = sorted(data["algorithms"], key=lambda name: data["algorithms"][name]["iqm"])
+    rows = []
+    for task, cells in data["per_task"].items():
+        lowest = min(cells, key=lambda label: cells[label]["mean"])
+        rows.append((task, {label: f"{cell['mean']:.3f}" + (f" ({cell['trials']})" if cell["trials"] != max(
+            c["trials"] for c in cells.values()) else "") for label, cell in cells.items()}, lowest))
+    return order, rows
+
+
+def _echo_per_task(data: dict) -> None:
+    order, rows = _per_task_rows(data)
+    width = max(len(task) for task, _, _ in rows)
+    click.echo("per task: mean normalised regret (* the lowest; trials in brackets where fewer than the task's most)")
+    click.echo(f"{'task':<{width}} " + " ".join(f"{label:>12}" for label in order))
+    for task, cells, lowest in rows:
+        click.echo(f"{task:<{width}} " + " ".join(
+            f"{(cells[label] + ('*' if label == lowest else '')) if label in cells else '-':>12}" for label in order))
+
+
+def per_task_markdown(data: dict) -> str:
+    """`report --suite --per-task --markdown`: each task's mean normalised regret per algorithm, the lowest in bold."""
+    order, rows = _per_task_rows(data)
+    lines = ["Mean normalised regret per task (lowest in bold; trials in brackets where fewer than the task's most):",
+             "", "| task | " + " | ".join(order) + " |", "| --- |" + " ---: |" * len(order)]
+    for task, cells, lowest in rows:
+        lines.append(f"| {task} | " + " | ".join(
+            ((f"**{cells[label]}**" if label == lowest else cells[label]) if label in cells else "–") for label in order) + " |")
     return "\n".join(lines) + "\n"

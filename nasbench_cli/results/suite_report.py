@@ -295,4 +295,20 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
                                                       f"multi-objective: {NORMALISATIONS[indicator]}",
             "algorithms": algorithms, "critical_difference": cd,
             "cd_tasks": every, "critical_difference_all_tasks": cd_all, "anytime": anytime, "overtuning": overtuned,
-            "notes": notes}
+            "per_task": per_task_table(per_task, labels), "notes": notes}
+
+
+def per_task_table(per_task: dict, labels) -> dict:
+    """{task: {label: {"trials", "mean" (normalised regret), "final_regret" (mean in the task's own unit: its
+    regret, or its multi-objective indicator, over the trials with one), "none" (trials without)}}}."""
+    table = {}
+    for name, runs in per_task.items():
+        table[name] = {}
+        for label in labels:
+            if label not in runs:
+                continue
+            finals = [r["final_regret"] for r in runs["__records__"][label]]
+            kept = [float(v) for v in finals if v is not None and math.isfinite(v)]
+            table[name][label] = {"trials": len(finals), "mean": float(runs[label].mean()),
+                                  "final_regret": float(np.mean(kept)) if kept else None, "none": len(finals) - len(kept)}
+    return table
