@@ -272,3 +272,12 @@ def test_a_suite_report_scores_multi_objective_tasks_by_the_chosen_indicator(tmp
             (finals / nothing - hv_values).sum() / 8, abs=1e-12)
     shown = cli("report", "--suite", suite, out, "--indicator", "igd+").stdout
     assert "multi-objective: IGD+ / sqrt(objectives)" in shown.splitlines()[0]
+    # trials in a task's folder that were not run as the task says are refused, not aggregated as the suite's
+    other = cli("run", "--benchmark", "wt2", "--algo", "re", "--budget-hours", "5", "--trials", "1",
+                "--out", out / "wt2+budget-10")
+    assert other.returncode == 0, other.stderr
+    refused = cli("report", "--suite", suite, out)
+    assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert ("its trials ran with a budget of 5 hours, but the suite's task wt2+budget-10 has a budget of 10 hours"
+            in refused.stderr)
+    assert "has a budget of 10 hours" in cli("export", "--suite", suite, out, "--out", tmp_path / "t").stderr

@@ -149,7 +149,7 @@ def suite_tables(suite_text: str, results_dirs, at_hours=None, benchmarks=None, 
     from benchmarks.core.errors import UserError
     from benchmarks.core.registry import load_benchmark
     from nasbench_cli.results.files import load_results, verify_against_data
-    from nasbench_cli.results.suite_report import normalised
+    from nasbench_cli.results.suite_report import check_task_settings, normalised
     from nasbench_cli.suites.definition import load_suite
 
     if len(results_dirs) != 1:
@@ -166,6 +166,8 @@ def suite_tables(suite_text: str, results_dirs, at_hours=None, benchmarks=None, 
         runs = {label: records for label, records in runs.items() if not algos or label in algos}
         if not runs:
             continue
+        for label, records in runs.items():
+            check_task_settings(task, records, root / task.name / task.benchmark / label)
         results.runs = {task.benchmark: runs}
         verify_against_data(results)
         seen |= set(runs)

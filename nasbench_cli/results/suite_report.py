@@ -188,6 +188,35 @@ def anytime_table(per_task: dict, labels) -> dict:
     return table
 
 
+def check_task_settings(task, records, folder) -> None:
+    """UserError (one line) when the trials in a task's folder were not run as the task says (budget,
+    workers, objectives, constraints): results copied in from another run would be aggregated as the
+    suite's. `run --suite` writes them as the task says."""
+    from benchmarks.core.constraints import parse_constraints
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.problem import parse_problem
+    from benchmarks.core.registry import get_spec
+
+    spec = get_spec(task.benchmark)
+    budget = task.budget if task.budget is not None else spec.default_budget
+    objectives, constraints = parse_problem(task.benchmark, task.objectives, task.constraints)
+    first = records[0]
+    found = {"budget": first["budget_s"] / spec.clock_unit_s, "workers": int(first.get("workers") or 1),
+             "objectives": tuple(first.get("objectives") or ()),
+             "constraints": set(parse_constraints(first.get("constraints") or (), task.benchmark))}
+    wanted = {"budget": float(budget), "workers": task.workers, "objectives": tuple(objectives),
+              "constraints": set(constraints)}
+    for key in found:
+        if key == "budget" and math.isclose(found[key], wanted[key], rel_tol=1e-9) or found[key] == wanted[key]:
+            continue
+        shown = {"budget": lambda v: f"a budget of {v:g} {spec.clock}", "workers": lambda v: f"{v} workers",
+                 "objectives": lambda v: f"objectives {','.join(v) or '(one)'}",
+                 "constraints": lambda v: "constraints " + (",".join(sorted(map(str, v))) or "(none)")}[key]
+        raise UserError(f"{folder}: its trials ran with {shown(found[key])}, but the suite's task {task.name} has "
+                        f"{shown(wanted[key])}; they are not this task's results (run the task with `run --suite`, "
+                        "or describe the run in a suite file of your own)")
+
+
 def uneven_trials(per_task: dict, labels, suite_name: str) -> list[str]:
     """Notes for each algorithm with fewer trials on some tasks than on its others (a run stopped or still
     going there): its pooled IQM and mean weigh those tasks less, and its ranks compare fewer trials."""
@@ -227,6 +256,8 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
         if not runs:
             missing_tasks.append(task.name)
             continue
+        for label, records in runs.items():
+            check_task_settings(task, records, folder / task.benchmark / label)
         benchmark = load_benchmark(task.benchmark)
         if indicator != "hv" and task.objectives:
             from nasbench_cli.results.files import Results
