@@ -281,3 +281,15 @@ def test_a_suite_report_scores_multi_objective_tasks_by_the_chosen_indicator(tmp
     assert ("its trials ran with a budget of 5 hours, but the suite's task wt2+budget-10 has a budget of 10 hours"
             in refused.stderr)
     assert "has a budget of 10 hours" in cli("export", "--suite", suite, out, "--out", tmp_path / "t").stderr
+
+
+def test_a_suite_run_refuses_an_algorithm_that_no_task_can_run(tmp_path):
+    """A misspelt algorithm, or one no task can serve, is refused before anything runs (exit 2, one line):
+    it used to be skipped on every task with a note, and the run exited 0."""
+    for algo, message in (("rs,hbb", "'hbb' can run on none of the 4 tasks of suite 'smoke'; on wt2+budget-20: "
+                                     "unknown algorithm hbb (did you mean 'hb'"),
+                          ("mo-rs", "'mo-rs' can run on none of the 4 tasks of suite 'smoke'; on wt2+budget-20: "
+                                    "'mo-rs' is a multi-objective algorithm")):
+        done = cli("run", "--suite", "smoke", "--algo", algo, "--trials", "1", "--out", tmp_path / "r")
+        assert done.returncode == 2 and message in done.stderr and done.stderr.count("error:") == 1, done.stderr
+        assert not (tmp_path / "r").exists()

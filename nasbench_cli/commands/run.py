@@ -225,6 +225,7 @@ def _run_suite(algo_text: str, suite_text: str, options: dict, as_json: bool) ->
             except UserError as exc:
                 skipped.append(f"{task.name}: {algo} skipped ({exc})")
         plan.append((task, algos, task_options))
+    _refuse_algorithms_that_run_nowhere(algo_text, suite, plan, skipped)
     if not as_json:
         for line in skipped:
             click.echo(f"note: {line}", err=True)
@@ -241,6 +242,23 @@ def _run_suite(algo_text: str, suite_text: str, options: dict, as_json: bool) ->
         echo_json({"suite": suite.name, "version": suite.version, "tasks": payloads, "skipped": skipped})
     if failed:
         raise click.exceptions.Exit(1)
+
+
+def _refuse_algorithms_that_run_nowhere(algo_text: str, suite, plan, skipped) -> None:
+    """UserError (one line, before anything runs) for a name in --algo that no task of the suite can run: a
+    misspelt or misplaced algorithm must not make a suite run that exits 0 having skipped it everywhere.
+    A group ('all', 'mo', ...) may hold members some suite cannot serve; only names given alone are checked."""
+    from benchmarks.core.errors import UserError
+
+    ran = {algo for _, algos, _ in plan for algo in algos}
+    for part in (p.strip() for p in algo_text.split(",") if p.strip()):
+        names = {name for task in suite.tasks for name in _algo_names(part, task.benchmark)}
+        if len(names) != 1 or names <= ran:
+            continue
+        name = names.pop()
+        first = next((line for line in skipped if f": {name} skipped (" in line), None)
+        reason = f"; on {first.split(': ', 1)[0]}: {first.split(' skipped (', 1)[1][:-1]}" if first else ""
+        raise UserError(f"'{name}' can run on none of the {len(suite.tasks)} tasks of suite '{suite.name}'{reason}")
 
 
 def _task_options(task, options: dict, out) -> dict:
