@@ -217,7 +217,7 @@ def check_task_settings(task, records, folder) -> None:
                         "or describe the run in a suite file of your own)")
 
 
-def uneven_trials(per_task: dict, labels, suite_name: str) -> list[str]:
+def uneven_trials(per_task: dict, labels) -> list[str]:
     """Notes for each algorithm with fewer trials on some tasks than on its others (a run stopped or still
     going there): its pooled IQM and mean weigh those tasks less, and its ranks compare fewer trials."""
     notes = []
@@ -317,7 +317,7 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
                 notes.append(f"'{reference}' did not run on {len(lacking)} task(s) (" + ", ".join(lacking[:4]) +
                              ("..." if len(lacking) > 4 else "") + ")" +
                              (": top1e needs epochs, those tasks have none" if reference == "top1e" else ""))
-    notes += uneven_trials(per_task, labels, suite.name)
+    notes += uneven_trials(per_task, labels)
     if missing_tasks:
         notes.append(f"{len(missing_tasks)} of the suite's {len(suite.tasks)} tasks have no results here: "
                      + ", ".join(missing_tasks[:6]) + ("..." if len(missing_tasks) > 6 else ""))
