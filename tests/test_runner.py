@@ -40,6 +40,17 @@ def test_result_files_are_complete_and_self_describing(jobs1, ptb):
         assert key in record
     assert record["seed"] == 2 and record["budget_s"] == float(BUDGET_H) * 3600
     assert record["settings"]["eta"] == 3
+    from importlib.metadata import PackageNotFoundError, version
+
+    from nasbench_cli.results.record import VERSIONED
+
+    installed = {}
+    for package in VERSIONED:          # every library a result can depend on, the searchers' own included
+        try:
+            installed[package] = version(package)
+        except PackageNotFoundError:
+            pass
+    assert record["versions"] == installed and {"numpy", "optuna", "syne-tune"} <= set(installed)
     traj = record["trajectory"]
     n = len(traj["time_s"])
     assert n > 10 and all(len(v) == n for v in traj.values())

@@ -38,13 +38,18 @@ def run_label(algo: str, workers: int = 1) -> str:
     return algo if workers == 1 else f"{algo}@{int(workers)}w"
 
 
+# the libraries a trial's result can depend on (the searchers' own libraries included: optuna's, syne-tune's,
+# DEHB's samplers, moocore's fronts, ifbo's model); those not installed are left out
+VERSIONED = ("nasbench", "numpy", "scipy", "xgboost-cpu", "xgboost", "hyperopt", "smac", "ConfigSpace", "gensim",
+             "scikit-learn", "torch", "optuna", "syne-tune", "dehb", "moocore", "ifbo")
+
+
 @functools.lru_cache(maxsize=1)
 def _versions() -> tuple:
     from importlib.metadata import PackageNotFoundError, version
 
     versions = []
-    for package in ("nasbench", "numpy", "scipy", "xgboost-cpu", "xgboost", "hyperopt", "smac",
-                    "ConfigSpace", "gensim", "scikit-learn", "torch"):
+    for package in VERSIONED:
         try:
             versions.append((package, version(package)))
         except PackageNotFoundError:
