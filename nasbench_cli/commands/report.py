@@ -103,7 +103,8 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
                f"({data['normalisation']}), lower is better")
     click.echo(f"{'algorithm':<12} {'tasks':>5} {'trials':>6}  {'IQM':>6} {'95% CI':>15}  {'mean':>6} {'95% CI':>15}  "
                f"{'mean rank':>9}  {'P(< rs)':>7}")
-    for label, row in sorted(data["algorithms"].items(), key=lambda item: item[1]["iqm"]):
+    for label in _by_iqm(data):
+        row = data["algorithms"][label]
         p = row.get("p_improvement_over_rs")
         click.echo(f"{label:<12} {row['tasks']:>5} {row['trials']:>6}  {row['iqm']:6.3f} "
                    f"{row['iqm_ci95'][0]:7.3f}-{row['iqm_ci95'][1]:<7.3f}  {row['mean']:6.3f} "
@@ -112,24 +113,39 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
     anytime = data["anytime"]
     click.echo("anytime: IQM of normalised regret (mean rank) with every trial cut at a share of its budget")
     click.echo(f"{'algorithm':<12} " + " ".join(f"{f:>13.0%}" for f in anytime["fractions"]))
-    for label in sorted(anytime["iqm"], key=lambda name: data["algorithms"][name]["iqm"]):
+    for label in [name for name in _by_iqm(data) if name in anytime["iqm"]]:
         click.echo(f"{label:<12} " + " ".join("            -" if v is None else f"{v:6.3f} ({r:4.2f})"
                                              for v, r in zip(anytime["iqm"][label], anytime["mean_rank"][label])))
-    for cd, what in ((data["critical_difference"], f"the {task_count(len(data['cd_tasks']))} every algorithm ran"),
-                     (data["critical_difference_all_tasks"], "all tasks, the algorithms that ran each")):
-        if cd:
-            ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
-            click.echo(f"critical difference over {what} ({cd['blocks']} blocks): Friedman p = "
-                       f"{cd['friedman_p']:.3g}, CD = {cd['cd']:.2f}; mean ranks "
-                       + ", ".join(f"{label} {rank:.2f}" for label, rank in ranked))
-    for task, rows in data["overtuning"].items():
-        click.echo(f"overtuning on {task}: " + "; ".join(
-            f"{label} validation regret {r['val_regret']:.4f} vs test {r['test_regret']:.4f}, best-by-validation not "
-            f"best-by-test in {r['not_best_by_test']:.0%}" for label, r in rows.items()))
+    for line in _findings(data):
+        click.echo(line)
     if per_task:
         _echo_per_task(data)
     for note in data["notes"]:
         click.echo(f"note: {note}")
+
+
+def _by_iqm(data: dict) -> list:
+    """The suite report's algorithms, lowest IQM first (the order of every table)."""
+    return sorted(data["algorithms"], key=lambda name: data["algorithms"][name]["iqm"])
+
+
+def _findings(data: dict) -> list[str]:
+    """The critical-difference results and overtuning of a suite report, a sentence each (lower case)."""
+    from nasbench_cli.suites.definition import task_count
+
+    lines = []
+    for cd, what in ((data["critical_difference"], f"the {task_count(len(data['cd_tasks']))} every algorithm ran"),
+                     (data["critical_difference_all_tasks"], "all tasks, the algorithms that ran each")):
+        if cd:
+            ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
+            lines.append(f"critical difference over {what} ({cd['blocks']} blocks): Friedman p = "
+                         f"{cd['friedman_p']:.3g}, CD = {cd['cd']:.2f}; mean ranks "
+                         + ", ".join(f"{label} {rank:.2f}" for label, rank in ranked))
+    for task, rows in data["overtuning"].items():
+        lines.append(f"overtuning on {task}: " + "; ".join(
+            f"{label} validation regret {r['val_regret']:.4f} vs test {r['test_regret']:.4f}, best-by-validation not "
+            f"best-by-test in {r['not_best_by_test']:.0%}" for label, r in rows.items()))
+    return lines
 
 
 def suite_markdown(data: dict) -> str:
@@ -137,7 +153,7 @@ def suite_markdown(data: dict) -> str:
     critical-difference results, overtuning and notes as a list (for a paper's appendix or a README)."""
     from nasbench_cli.suites.definition import task_count
 
-    order = sorted(data["algorithms"], key=lambda name: data["algorithms"][name]["iqm"])
+    order = _by_iqm(data)
     lines = [f"Suite `{data['suite']}` v{data['version']}, {task_count(len(data['tasks']))}; normalised regret "
              f"({data['normalisation']}), lower is better; 95% stratified-bootstrap intervals.", "",
              "| algorithm | tasks | trials | IQM (95% CI) | mean (95% CI) | mean rank | P(< rs) |",
@@ -155,18 +171,7 @@ def suite_markdown(data: dict) -> str:
     for label in [name for name in order if name in anytime["iqm"]]:
         lines.append(f"| {label} | " + " | ".join("–" if v is None else f"{v:.3f} ({r:.2f})" for v, r in
                                                  zip(anytime["iqm"][label], anytime["mean_rank"][label])) + " |")
-    items = []
-    for cd, what in ((data["critical_difference"], f"the {task_count(len(data['cd_tasks']))} every algorithm ran"),
-                     (data["critical_difference_all_tasks"], "all tasks, the algorithms that ran each")):
-        if cd:
-            ranked = sorted(cd["mean_rank"].items(), key=lambda item: item[1])
-            items.append(f"Critical difference over {what} ({cd['blocks']} blocks): Friedman p = {cd['friedman_p']:.3g}, "
-                         f"CD = {cd['cd']:.2f}; mean ranks " + ", ".join(f"{label} {rank:.2f}" for label, rank in ranked))
-    for task, rows in data["overtuning"].items():
-        items.append(f"Overtuning on {task}: " + "; ".join(
-            f"{label} validation regret {r['val_regret']:.4f} vs test {r['test_regret']:.4f}, best-by-validation not "
-            f"best-by-test in {r['not_best_by_test']:.0%}" for label, r in rows.items()))
-    items += [f"Note: {note}" for note in data["notes"]]
+    items = [line[0].upper() + line[1:] for line in _findings(data)] + [f"Note: {note}" for note in data["notes"]]
     if items:
         lines += [""] + [f"- {item}" for item in items]
     return "\n".join(lines) + "\n"
@@ -174,13 +179,13 @@ def suite_markdown(data: dict) -> str:
 
 def _per_task_rows(data: dict):
     """(labels in the aggregate table's order, [(task, {label: cell text}, lowest label)])."""
-    order = sorted(data["algorithms"], key=lambda name: data["algorithms"][name]["iqm"])
     rows = []
     for task, cells in data["per_task"].items():
         lowest = min(cells, key=lambda label: cells[label]["mean"])
-        rows.append((task, {label: f"{cell['mean']:.3f}" + (f" ({cell['trials']})" if cell["trials"] != max(
-            c["trials"] for c in cells.values()) else "") for label, cell in cells.items()}, lowest))
-    return order, rows
+        most = max(cell["trials"] for cell in cells.values())
+        rows.append((task, {label: f"{cell['mean']:.3f}" + (f" ({cell['trials']})" if cell["trials"] != most else "")
+                            for label, cell in cells.items()}, lowest))
+    return _by_iqm(data), rows
 
 
 def _echo_per_task(data: dict) -> None:

@@ -149,7 +149,7 @@ def suite_tables(suite_text: str, results_dirs, at_hours=None, benchmarks=None, 
     from benchmarks.core.errors import UserError
     from benchmarks.core.registry import load_benchmark
     from nasbench_cli.results.files import load_results, verify_against_data
-    from nasbench_cli.results.suite_report import check_task_settings, normalised
+    from nasbench_cli.results.suite_report import check_task_settings, no_suite_results, normalised
     from nasbench_cli.suites.definition import load_suite
 
     if len(results_dirs) != 1:
@@ -166,8 +166,7 @@ def suite_tables(suite_text: str, results_dirs, at_hours=None, benchmarks=None, 
         runs = {label: records for label, records in runs.items() if not algos or label in algos}
         if not runs:
             continue
-        for label, records in runs.items():
-            check_task_settings(task, records, root / task.name / task.benchmark / label)
+        check_task_settings(task, runs, root / task.name / task.benchmark)
         results.runs = {task.benchmark: runs}
         verify_against_data(results)
         seen |= set(runs)
@@ -181,8 +180,7 @@ def suite_tables(suite_text: str, results_dirs, at_hours=None, benchmarks=None, 
                 frame.insert(0, "task", task.name)
                 parts[name].append(frame)
     if not parts["trials"]:
-        raise UserError(f"no results of suite '{suite.name}' under {root} (expected {root}/<task>/, e.g. "
-                        f"{root / suite.tasks[0].name}); run `nasbench run --suite {suite.name} --out {root}` first")
+        raise no_suite_results(suite, root)
     absent = [label for label in algos or () if label not in seen]
     if absent:
         raise UserError(f"--algo: no results of {', '.join(absent)} under {root}")

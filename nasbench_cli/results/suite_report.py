@@ -188,10 +188,19 @@ def anytime_table(per_task: dict, labels) -> dict:
     return table
 
 
-def check_task_settings(task, records, folder) -> None:
-    """UserError (one line) when the trials in a task's folder were not run as the task says (budget,
-    workers, objectives, constraints): results copied in from another run would be aggregated as the
-    suite's. `run --suite` writes them as the task says."""
+def no_suite_results(suite, root):
+    """The UserError of a folder that holds none of `suite`'s task results."""
+    from benchmarks.core.errors import UserError
+
+    return UserError(f"no results of suite '{suite.name}' under {root} (expected {root}/<task>/, e.g. "
+                     f"{root / suite.tasks[0].name}); run `nasbench run --suite {suite.name} --out {root}` first")
+
+
+def check_task_settings(task, runs: dict, folder) -> None:
+    """UserError (one line) when the trials of a run in a task's folder (`runs`: {label: records}, under
+    `folder`, the task's benchmark folder) were not run as the task says (budget, workers, objectives,
+    constraints): results copied in from another run would be aggregated as the suite's. `run --suite`
+    writes them as the task says."""
     from benchmarks.core.constraints import parse_constraints
     from benchmarks.core.errors import UserError
     from benchmarks.core.problem import parse_problem
@@ -200,21 +209,22 @@ def check_task_settings(task, records, folder) -> None:
     spec = get_spec(task.benchmark)
     budget = task.budget if task.budget is not None else spec.default_budget
     objectives, constraints = parse_problem(task.benchmark, task.objectives, task.constraints)
-    first = records[0]
-    found = {"budget": first["budget_s"] / spec.clock_unit_s, "workers": int(first.get("workers") or 1),
-             "objectives": tuple(first.get("objectives") or ()),
-             "constraints": set(parse_constraints(first.get("constraints") or (), task.benchmark))}
     wanted = {"budget": float(budget), "workers": task.workers, "objectives": tuple(objectives),
               "constraints": set(constraints)}
-    for key in found:
-        if key == "budget" and math.isclose(found[key], wanted[key], rel_tol=1e-9) or found[key] == wanted[key]:
-            continue
-        shown = {"budget": lambda v: f"a budget of {v:g} {spec.clock}", "workers": lambda v: f"{v} workers",
-                 "objectives": lambda v: f"objectives {','.join(v) or '(one)'}",
-                 "constraints": lambda v: "constraints " + (",".join(sorted(map(str, v))) or "(none)")}[key]
-        raise UserError(f"{folder}: its trials ran with {shown(found[key])}, but the suite's task {task.name} has "
-                        f"{shown(wanted[key])}; they are not this task's results (run the task with `run --suite`, "
-                        "or describe the run in a suite file of your own)")
+    shown = {"budget": lambda v: f"a budget of {v:g} {spec.clock}", "workers": lambda v: f"{v} workers",
+             "objectives": lambda v: f"objectives {','.join(v) or '(one)'}",
+             "constraints": lambda v: "constraints " + (",".join(sorted(map(str, v))) or "(none)")}
+    for label, records in runs.items():
+        first = records[0]
+        found = {"budget": first["budget_s"] / spec.clock_unit_s, "workers": int(first.get("workers") or 1),
+                 "objectives": tuple(first.get("objectives") or ()),
+                 "constraints": set(parse_constraints(first.get("constraints") or (), task.benchmark))}
+        for key in found:
+            if key == "budget" and math.isclose(found[key], wanted[key], rel_tol=1e-9) or found[key] == wanted[key]:
+                continue
+            raise UserError(f"{folder / label}: its trials ran with {shown[key](found[key])}, but the suite's task "
+                            f"{task.name} has {shown[key](wanted[key])}; they are not this task's results (run the "
+                            "task with `run --suite`, or describe the run in a suite file of your own)")
 
 
 def uneven_trials(per_task: dict, labels) -> list[str]:
@@ -256,8 +266,7 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
         if not runs:
             missing_tasks.append(task.name)
             continue
-        for label, records in runs.items():
-            check_task_settings(task, records, folder / task.benchmark / label)
+        check_task_settings(task, runs, folder / task.benchmark)
         benchmark = load_benchmark(task.benchmark)
         if indicator != "hv" and task.objectives:
             from nasbench_cli.results.files import Results
@@ -272,8 +281,7 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
         per_task[task.name]["__records__"] = runs
         per_task[task.name]["__benchmark__"] = benchmark
     if not per_task:
-        raise UserError(f"no results of suite '{suite.name}' under {root} (expected {root}/<task>/, e.g. "
-                        f"{root / suite.tasks[0].name}); run `nasbench run --suite {suite.name} --out {root}` first")
+        raise no_suite_results(suite, root)
     labels = list(dict.fromkeys(label for runs in per_task.values() for label in runs if not label.startswith("__")))
     absent = [label for label in only or () if label not in labels]
     if absent:
