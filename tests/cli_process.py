@@ -10,7 +10,7 @@ and exits with the command's code. So each command still runs in a process of it
 process that ran no test: what a test asserts of `nasbench` (exit code, stdout, stderr, files, child
 processes, signal handling) holds of the real command.
 
-Libraries read some variables when they load (`LOAD_TIME_PREFIXES`: the BLAS and OpenMP pins,
+Libraries read some variables when they load (`LOAD_TIME_PREFIXES`: the BLAS, numpy and OpenMP pins,
 PYTHON*): a call whose environment sets them otherwise than the zygote's gets a zygote started with
 its own environment (the last two are kept: a test process that ran trials in-process carries the
 workers' pins from then on). A real interpreter (`subprocess.run`) runs any other command, options
@@ -32,7 +32,7 @@ import threading
 from pathlib import Path
 
 COMMAND = [sys.executable, "-m", "nasbench_cli.main"]
-LOAD_TIME_PREFIXES = ("PYTHON", "OPENBLAS_", "MKL_", "ONEDNN_", "OMP_", "ATEN_", "GOTO", "LD_", "MALLOC")
+LOAD_TIME_PREFIXES = ("PYTHON", "OPENBLAS_", "MKL_", "ONEDNN_", "OMP_", "ATEN_", "GOTO", "LD_", "MALLOC", "NPY_")
 CPU_SECONDS = [0.0]   # CPU time of the commands forked so far (with their children), for profiling
 HANDLED = {"capture_output", "text", "env", "cwd", "timeout", "input", "check", "encoding"}
 

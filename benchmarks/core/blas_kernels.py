@@ -1,4 +1,5 @@
-"""Pin the BLAS kernels, so that float64 results are the same on every x86-64 CPU type.
+"""Pin the BLAS kernels and numpy's vector code paths, so that float64 results are the same on every
+x86-64 CPU type with AVX2.
 
 OpenBLAS (under numpy, scipy and gensim) picks its kernels by CPU at load time: on a CPU with AVX-512
 it uses its `SkylakeX` kernels, on one with AVX2 only its `Haswell` ones, and the two sum in different
@@ -9,15 +10,25 @@ nasbench asks OpenBLAS for those (`OPENBLAS_CORETYPE=Haswell`), and asks torch's
 their AVX2 code paths too (`MKL_CBWR=AVX2`, `ONEDNN_MAX_CPU_ISA=AVX2`; measured to leave the scores
 unchanged on an AVX-512 AMD EPYC, not checked on an Intel CPU with AVX-512).
 
+numpy, too, picks its own vector code by CPU when it loads: with AVX-512 its `exp`, `log`, `log1p`,
+`expm1` and `power` of float64 take other code paths than with AVX2 only, and their results differ in
+the last bit for some inputs. Optuna's TPE (its Parzen estimators) turns that into other trajectories:
+11 to 15 of 30 trials on bert, gpt-s and gpt-m. So nasbench also switches numpy's AVX-512 paths off
+(`NPY_DISABLE_CPU_FEATURES`, with the names the installed numpy knows: `numpy_avx512_features`); numpy
+then runs the AVX2 paths, as on a CPU without AVX-512.
+
 This only works before numpy is first imported in the process, so nasbench's top-level packages call
 `pin()` first thing; a variable the user set is left as it is. `active_kernel()` tells which kernel
-OpenBLAS really uses, and `kernel_note()` says in one line when it is not the reference one.
+OpenBLAS really uses, `numpy_uses_avx512()` whether numpy's AVX-512 paths are on, and `kernel_note()`
+says in one line when either is not the reference.
 """
 from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
+from pathlib import Path
 
 REFERENCE_KERNEL = "Haswell"
 _PINS = {"OPENBLAS_CORETYPE": REFERENCE_KERNEL, "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
@@ -35,16 +46,64 @@ def _cpu_flags() -> set[str]:
     return set()
 
 
+def numpy_avx512_features(version: str | None = None) -> str | None:
+    """The value of `NPY_DISABLE_CPU_FEATURES` that switches off every AVX-512 code path of numpy
+    `version` (default: the installed one, read without importing it), or None where numpy is not
+    installed. Each numpy names its paths in its own way (an unknown name is an ImportWarning): 2.4 and
+    later X86_V4, AVX512_ICL and AVX512_SPR; before it one name per AVX-512 level, AVX512_SPR from 2.3.
+    Naming a path this CPU lacks is allowed (numpy ignores it)."""
+    if version is None:
+        version = _installed_numpy_version()
+        if version is None:
+            return None
+    major_minor = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+    if major_minor >= (2, 4):
+        return "X86_V4 AVX512_ICL AVX512_SPR"
+    levels = "AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL"
+    return levels + " AVX512_SPR" if major_minor >= (2, 3) else levels
+
+
+def _installed_numpy_version() -> str | None:
+    """numpy's version from its `version.py`, without importing numpy (importlib.metadata would cost
+    about 0.1 s on every command's start)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("numpy")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin:
+        return None
+    try:
+        text = (Path(spec.origin).parent / "version.py").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    found = re.search(r"""^(?:full_)?version\s*(?::\s*str\s*)?=\s*["']([^"']+)["']""", text, re.MULTILINE)
+    return found.group(1) if found else None
+
+
 def can_pin() -> bool:
     """Whether this CPU runs the reference kernels: x86-64 with AVX2 and FMA (Linux)."""
     return platform.machine().lower() in ("x86_64", "amd64") and {"avx2", "fma"} <= _cpu_flags()
 
 
+def pinned_variables() -> dict[str, str]:
+    """The environment variables that ask for the reference kernels and numpy's AVX2 paths (none where
+    the CPU cannot run them). A process reads them when it loads the libraries: `pin()` sets them for this
+    one, the Dask nanny (`nasbench_cli.harness.dask_nanny`) for the worker processes it spawns."""
+    if not can_pin():
+        return {}
+    pins = dict(_PINS)
+    if (features := numpy_avx512_features()) is not None:
+        pins["NPY_DISABLE_CPU_FEATURES"] = features
+    return pins
+
+
 def pin() -> None:
-    """Ask for the reference kernels, unless the user chose others; without effect where the CPU cannot
-    run them or numpy is already loaded (`kernel_note` then says so)."""
-    if can_pin() and "numpy" not in sys.modules:
-        for name, value in _PINS.items():
+    """Ask for the reference kernels and numpy's AVX2 paths, unless the user chose otherwise; without
+    effect where the CPU cannot run them or numpy is already loaded (`kernel_note` then says so)."""
+    if "numpy" not in sys.modules:
+        for name, value in pinned_variables().items():
             os.environ.setdefault(name, value)
 
 
@@ -59,15 +118,35 @@ def active_kernel() -> str | None:
     return kernels[0] if kernels else None
 
 
+def numpy_uses_avx512() -> bool | None:
+    """Whether numpy runs any of its AVX-512 code paths in this process (None before numpy is imported)."""
+    if "numpy" not in sys.modules:
+        return None
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:                      # numpy 1.x
+        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    return any(__cpu_features__.get(name) for name in __cpu_dispatch__ if "512" in name or name == "X86_V4")
+
+
 def kernel_note() -> str | None:
-    """One line when OpenBLAS does not use the reference kernels in this process, else None."""
+    """One line when OpenBLAS does not use the reference kernels in this process, or numpy runs its
+    AVX-512 code paths, else None."""
     kernel = active_kernel()
-    if kernel is None or kernel == REFERENCE_KERNEL:
+    avx512 = numpy_uses_avx512()
+    if (kernel is None or kernel == REFERENCE_KERNEL) and not avx512:
         return None
     chosen = os.environ.get("OPENBLAS_CORETYPE", "")
-    why = ("this CPU cannot run them" if not can_pin()
-           else f"OPENBLAS_CORETYPE is set to {chosen!r}" if chosen and chosen.lower() != REFERENCE_KERNEL.lower()
+    if kernel is not None and kernel != REFERENCE_KERNEL:
+        why = ("this CPU cannot run them" if not can_pin()
+               else f"OPENBLAS_CORETYPE is set to {chosen!r}" if chosen and chosen.lower() != REFERENCE_KERNEL.lower()
+               else "numpy was imported before nasbench")
+        return (f"OpenBLAS uses its {kernel} kernels here, not the {REFERENCE_KERNEL} ones the shipped scores "
+                f"and reference runs were made with ({why}): training-free scores and graph2vec features "
+                f"built here may differ from theirs in the last digits")
+    why = ("NPY_DISABLE_CPU_FEATURES is set to " + repr(os.environ["NPY_DISABLE_CPU_FEATURES"])
+           if "NPY_DISABLE_CPU_FEATURES" in os.environ and os.environ["NPY_DISABLE_CPU_FEATURES"] != numpy_avx512_features()
            else "numpy was imported before nasbench")
-    return (f"OpenBLAS uses its {kernel} kernels here, not the {REFERENCE_KERNEL} ones the shipped scores "
-            f"and reference runs were made with ({why}): training-free scores and graph2vec features "
-            f"built here may differ from theirs in the last digits")
+    return (f"numpy runs its AVX-512 code paths here, not the AVX2 ones nasbench pins ({why}): its exp and log "
+            f"can differ from other CPUs' in the last bit, and a search that reads them (optuna's TPE) may take "
+            f"other steps")

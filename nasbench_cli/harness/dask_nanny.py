@@ -3,6 +3,10 @@ nasbench_cli.harness.dask_nanny` (a `local:N` cluster uses it too, and as a work
 worker process it
 - turns hash randomisation off, as nasbench's local workers run, so SMAC gives the same results: the nanny
   replaces PYTHONHASHSEED=0 by a fixed 6640, but Python also reads "00" as 0 and the nanny passes it on;
+- pins the worker's BLAS kernels and numpy's code paths as nasbench's own processes do
+  (`benchmarks.core.blas_kernels`): `distributed` has imported numpy before any preload runs, so the nanny's
+  own `import benchmarks` cannot, and `dask worker` started from a shell would otherwise run OpenBLAS's
+  and numpy's AVX-512 code on a CPU that has it (a variable set in the nanny's environment is kept);
 - turns off the worker's statistical profiler, which samples the running task every 10 ms and made trials
   cost 28% more CPU (measured: the paper's eight x 4 trials x 200 h, 48.4 s against 37.8 s locally);
 - slows the diagnostics loops (event-loop tick 20 ms -> 1 s, system monitor 0.5 -> 5 s, memory monitor
@@ -26,6 +30,13 @@ def dask_setup(nanny) -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         return
 
+    import os
+
+    from benchmarks.core.blas_kernels import pinned_variables
+
+    for name, value in pinned_variables().items():
+        if name not in os.environ:
+            nanny.pre_spawn_env.setdefault(name, value)
     nanny.pre_spawn_env["PYTHONHASHSEED"] = HASH_SEED_OFF
     nanny.env["PYTHONHASHSEED"] = HASH_SEED_OFF
     nanny.config = merge(nanny.config, nested(QUIET_WORKER))
