@@ -129,11 +129,15 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
                                constraints=constraints, label=label or run_label(name, workers), out=out,
                                data_dir=data_dir)
     check_objectives_fit(algorithm, name, description.objectives)
-    if description.objectives or description.constraints:
-        import warnings
+    import warnings
 
+    if description.objectives or description.constraints:
         for note in check_problem(bench, description.objectives, description.constraints):
             warnings.warn(note, stacklevel=2)
+    from benchmarks.core.blas_kernels import kernel_note
+
+    if note := kernel_note():     # numpy loaded before nasbench (a notebook): not the float paths of `nasbench run`
+        warnings.warn(note, stacklevel=2)
     expected = settings_hash(bench.name, name, algorithm.settings_dict(), description.budget_s, workers, None,
                              description.objectives, description.constraints)
     with _results_lock(out, bench.name):          # the CLI's lock: no concurrent run deletes our temp files

@@ -162,3 +162,18 @@ def test_the_dask_nanny_pins_the_worker_processes_it_spawns(monkeypatch):
     assert nanny.pre_spawn_env["PYTHONHASHSEED"] == dask_nanny.HASH_SEED_OFF
     if blas_kernels.can_pin():
         assert expected["OPENBLAS_CORETYPE"] == "Haswell" and "NPY_DISABLE_CPU_FEATURES" in expected
+
+
+@needs_avx512
+def test_the_python_api_warns_when_numpy_was_loaded_first_and_runs_its_avx512_paths(tmp_path):
+    """`nasbench.run` runs in the caller's process: in a notebook that imported numpy first, neither pin
+    can apply, and its results may differ from `nasbench run`'s; it says so (a warning, not an error)."""
+    code = ("import warnings, numpy, nasbench\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    nasbench.run('rs', benchmark='bert', trials=1)\n"
+            "print([str(w.message) for w in caught])")
+    first = python(code)
+    assert "numpy was imported before nasbench" in first
+    pinned = python(code.replace("import warnings, numpy, nasbench", "import warnings, nasbench, numpy"))
+    assert pinned == "[]"
