@@ -12,10 +12,11 @@ unchanged on an AVX-512 AMD EPYC, not checked on an Intel CPU with AVX-512).
 
 numpy, too, picks its own vector code by CPU when it loads: with AVX-512 its `exp`, `log`, `log1p`,
 `expm1` and `power` of float64 take other code paths than with AVX2 only, and their results differ in
-the last bit for some inputs. Optuna's TPE (its Parzen estimators) turns that into other trajectories:
-11 to 15 of 30 trials on bert, gpt-s and gpt-m. So nasbench also switches numpy's AVX-512 paths off
-(`NPY_DISABLE_CPU_FEATURES`, with the names the installed numpy knows: `numpy_avx512_features`); numpy
-then runs the AVX2 paths, as on a CPU without AVX-512.
+the last bit for some inputs. Optuna's TPE (its Parzen estimators), its multi-objective TPE and
+syne-tune's Hyper-Tune turn that into other trajectories (optuna: 11 to 15 of 30 trials on bert, gpt-s
+and gpt-m; hypertune: 28 of 30 on wt2; docs/howto/custom-data.md lists them). So nasbench also
+switches numpy's AVX-512 paths off (`NPY_DISABLE_CPU_FEATURES`, with the names the installed numpy
+knows: `numpy_avx512_features`); numpy then runs the AVX2 paths, as on a CPU without AVX-512.
 
 This only works before numpy is first imported in the process, so nasbench's top-level packages call
 `pin()` first thing; a variable the user set is left as it is. `active_kernel()` tells which kernel
