@@ -12,9 +12,10 @@ unchanged on an AVX-512 AMD EPYC, not checked on an Intel CPU with AVX-512).
 
 numpy, too, picks its own vector code by CPU when it loads: with AVX-512 its `exp`, `log`, `log1p`,
 `expm1` and `power` of float64 take other code paths than with AVX2 only, and their results differ in
-the last bit for some inputs. Optuna's TPE (its Parzen estimators), its multi-objective TPE and
-syne-tune's Hyper-Tune turn that into other trajectories (optuna: 11 to 15 of 30 trials on bert, gpt-s
-and gpt-m; hypertune: 28 of 30 on wt2; docs/howto/custom-data.md lists them). So nasbench also
+the last bit for some inputs. Optuna's TPE (its Parzen estimators), its multi-objective TPE, SMAC
+(its forest fitted to log-scaled costs) and syne-tune's Hyper-Tune turn that into other trajectories
+(optuna: 11 to 15 of 30 trials on bert, gpt-s and gpt-m; hypertune: 28 of 30 on wt2;
+docs/howto/custom-data.md lists them). So nasbench also
 switches numpy's AVX-512 paths off (`NPY_DISABLE_CPU_FEATURES`, with the names the installed numpy
 knows: `numpy_avx512_features`); numpy then runs the AVX2 paths, as on a CPU without AVX-512.
 
@@ -149,5 +150,5 @@ def kernel_note() -> str | None:
            if "NPY_DISABLE_CPU_FEATURES" in os.environ and os.environ["NPY_DISABLE_CPU_FEATURES"] != numpy_avx512_features()
            else "numpy was imported before nasbench")
     return (f"numpy runs its AVX-512 code paths here, not the AVX2 ones nasbench pins ({why}): its exp and log "
-            f"can differ from other CPUs' in the last bit, and a search that reads them (optuna's TPE) may take "
-            f"other steps")
+            f"can differ from other CPUs' in the last bit, and a search that reads them (optuna, motpe, smac, "
+            f"hypertune) may take other steps")
