@@ -124,11 +124,13 @@ def numpy_uses_avx512() -> bool | None:
     """Whether numpy runs any of its AVX-512 code paths in this process (None before numpy is imported)."""
     if "numpy" not in sys.modules:
         return None
+    import numpy
+
     try:
-        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+        from numpy._core._multiarray_umath import __cpu_features__
     except ImportError:                      # numpy 1.x
-        from numpy.core._multiarray_umath import __cpu_dispatch__, __cpu_features__
-    return any(__cpu_features__.get(name) for name in __cpu_dispatch__ if "512" in name or name == "X86_V4")
+        from numpy.core._multiarray_umath import __cpu_features__
+    return any(__cpu_features__.get(name) for name in numpy_avx512_features(numpy.__version__).split())
 
 
 def kernel_note() -> str | None:
@@ -146,8 +148,8 @@ def kernel_note() -> str | None:
         return (f"OpenBLAS uses its {kernel} kernels here, not the {REFERENCE_KERNEL} ones the shipped scores "
                 f"and reference runs were made with ({why}): training-free scores and graph2vec features "
                 f"built here may differ from theirs in the last digits")
-    why = ("NPY_DISABLE_CPU_FEATURES is set to " + repr(os.environ["NPY_DISABLE_CPU_FEATURES"])
-           if "NPY_DISABLE_CPU_FEATURES" in os.environ and os.environ["NPY_DISABLE_CPU_FEATURES"] != numpy_avx512_features()
+    chosen = os.environ.get("NPY_DISABLE_CPU_FEATURES")
+    why = (f"NPY_DISABLE_CPU_FEATURES is set to {chosen!r}" if chosen is not None
            else "numpy was imported before nasbench")
     return (f"numpy runs its AVX-512 code paths here, not the AVX2 ones nasbench pins ({why}): its exp and log "
             f"can differ from other CPUs' in the last bit, and a search that reads them (optuna, motpe, smac, "
