@@ -8,9 +8,6 @@ and copied into each worker's cache as read-only files: built once, never rebuil
 not changeable by one test for another. The graph2vec features are the one shared folder: built once
 per test run by the first worker that needs them (see `pytest_configure_node`).
 
-Before the workers start, the controlling process also byte-compiles, on every core, the modules the suite
-imports (the install skips compiling them; see `_start_byte_compile`).
-
 Tests run `nasbench` through `cli_process.run`, a drop-in for `subprocess.run` that forks each command
 from a warmed interpreter (about 0.9 CPU s less per command; see tests/cli_process.py).
 """
@@ -69,39 +66,6 @@ def _copy_read_only(source: str, target: str) -> None:
 
 _SHARED_FEATURES: list = []   # the controller's folder of graph2vec matrices shared by its workers
 
-IMPORTED_DIRS = Path(__file__).parent / "data" / "imported-package-dirs.txt"
-
-
-def _sources_to_compile() -> list[str]:
-    """The modules the suite imports: the project's own, and those in the site-packages folders listed in
-    tests/data/imported-package-dirs.txt (made by scripts/list_imported_dirs.py; a folder not here is skipped)."""
-    import sysconfig
-
-    repo = Path(__file__).resolve().parent.parent
-    files = [p for package in ("benchmarks", "nasbench_cli", "optimizers", "tests") for p in (repo / package).rglob("*.py")]
-    site = Path(sysconfig.get_paths()["purelib"])
-    for folder in IMPORTED_DIRS.read_text().split() if IMPORTED_DIRS.exists() else ():
-        files += sorted((site / folder).glob("*.py"))
-    return [str(p) for p in files]
-
-
-def _compile_one(path: str) -> None:
-    import compileall
-
-    compileall.compile_file(path, quiet=2)   # skips a module whose cache is up to date; a bad one stays uncompiled
-
-
-def _start_byte_compile():
-    """Byte-compile the modules the suite imports, on every core, in the background; returns a handle to wait
-    on. The install skips compiling (`pip --no-compile`), and without this every xdist worker compiles each
-    module it imports: the same modules twice over while both import the same libraries (about 60 CPU s in
-    all on a fresh clone, against about 20 CPU s compiled once here, overlapping the prebuild)."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    pool = ProcessPoolExecutor(max_workers=os.cpu_count() or 1)
-    done = pool.map(_compile_one, _sources_to_compile(), chunksize=32)
-    return pool, done
-
 
 def pytest_configure(config):
     worker_input = getattr(config, "workerinput", None)
@@ -111,11 +75,7 @@ def pytest_configure(config):
         if worker_input.get("nasbench_features"):
             os.symlink(worker_input["nasbench_features"], Path(_SESSION_CACHE) / "features")
     elif getattr(config.option, "numprocesses", None) and not config.option.collectonly:
-        pool, compiled = _start_byte_compile()        # the controller of an xdist run: once for all workers
-        _prebuild(_SESSION_CACHE)
-        for _ in compiled:                            # before the workers start importing
-            pass
-        pool.shutdown()
+        _prebuild(_SESSION_CACHE)                     # the controller of an xdist run: once for all workers
         _SHARED_FEATURES.append(tempfile.mkdtemp(prefix="nasbench-test-features-"))
         atexit.register(shutil.rmtree, _SHARED_FEATURES[0], ignore_errors=True)
 
