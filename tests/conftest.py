@@ -3,9 +3,10 @@
 Every test process has its own private cache folder (NASBENCH_CACHE), so tests never touch the
 user's cache and never each other's: with pytest-xdist (`-n auto`, the README's test command) each
 worker process gets one. The packed tables of the real data (ptb, wt2, gpt-s/m/l) and the cells'
-canonical hashes are built once per test run, in the controlling process before the workers start,
-and copied into each worker's cache as read-only files: built once, never rebuilt by a worker, and
-not changeable by one test for another. The graph2vec features are the one shared folder: built once
+canonical hashes are built once per test run, by a process the controller starts while the workers
+start and collect the tests (about 8 CPU s each, side by side), and copied into each worker's cache
+as read-only files before its first test: built once, never rebuilt by a worker, and not changeable
+by one test for another. The graph2vec features are the one shared folder: built once
 per test run by the first worker that needs them (see `pytest_configure_node`).
 
 Tests run `nasbench` through `cli_process.run`, a drop-in for `subprocess.run` that forks each command
@@ -53,6 +54,46 @@ def _prebuild(folder: str) -> None:
             benchmark_hashes(benchmark)
 
 
+def _prebuild_in_background(folder: str) -> None:
+    """Start `_prebuild(folder)` in a process of its own; it leaves `folder`.done when it has built
+    everything, or `folder`.failed with its error output (see `_wait_for_prebuild`)."""
+    import subprocess
+
+    code = ("import sys; sys.path.insert(0, sys.argv[2]); import conftest\n"
+            "try:\n    conftest._prebuild(sys.argv[1])\n"
+            "except BaseException:\n    open(sys.argv[1] + '.failed', 'w').close()\n    raise\n"
+            "open(sys.argv[1] + '.done', 'w').close()")
+    for suffix in (".done", ".failed", ".log"):
+        atexit.register(lambda path=folder + suffix: os.path.exists(path) and os.remove(path))
+    log = open(folder + ".log", "wb")
+    process = subprocess.Popen([sys.executable, "-c", code, folder, str(Path(__file__).parent)], stdout=log,
+                               stderr=subprocess.STDOUT, env={**os.environ, "NASBENCH_CACHE": folder})
+    log.close()
+
+    def _reap() -> None:              # the controller ends the run: never leave the build running
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+    atexit.register(_reap)
+    _PREBUILD.append(process)
+
+
+def _wait_for_prebuild(folder: str, timeout_s: float = 900.0) -> bool:
+    """Wait until the controller's prebuild process has finished `folder`: True when it built
+    everything, False when it failed (or took longer than `timeout_s`)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while not os.path.exists(folder + ".done"):
+        if os.path.exists(folder + ".failed") or time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+_PREBUILD: list = []     # the controller's prebuild process
+
+
 def _copy_read_only(source: str, target: str) -> None:
     """The prebuilt cache files of `source` into `target`, each made read-only (a test that wants to
     change a cache file must copy it to a folder of its own)."""
@@ -70,14 +111,30 @@ _SHARED_FEATURES: list = []   # the controller's folder of graph2vec matrices sh
 def pytest_configure(config):
     worker_input = getattr(config, "workerinput", None)
     if worker_input is not None:                      # an xdist worker: the controller built them
-        if worker_input.get("nasbench_prebuilt"):
-            _copy_read_only(worker_input["nasbench_prebuilt"], _SESSION_CACHE)
         if worker_input.get("nasbench_features"):
             os.symlink(worker_input["nasbench_features"], Path(_SESSION_CACHE) / "features")
     elif getattr(config.option, "numprocesses", None) and not config.option.collectonly:
-        _prebuild(_SESSION_CACHE)                     # the controller of an xdist run: once for all workers
+        _prebuild_in_background(_SESSION_CACHE)       # the controller of an xdist run: once for all workers
         _SHARED_FEATURES.append(tempfile.mkdtemp(prefix="nasbench-test-features-"))
         atexit.register(shutil.rmtree, _SHARED_FEATURES[0], ignore_errors=True)
+
+
+def pytest_collection_finish(session):
+    """xdist worker: after collecting (which ran beside the controller's prebuild), wait for the prebuilt
+    caches and copy them in, before the first test."""
+    prebuilt = getattr(session.config, "workerinput", {}).get("nasbench_prebuilt")
+    if prebuilt and _wait_for_prebuild(prebuilt):        # (if it failed, the controller stops the run)
+        _copy_read_only(prebuilt, _SESSION_CACHE)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """xdist (controller): a worker has collected, after the prebuild ended; stop the run, before any
+    test, if the prebuild failed."""
+    if _PREBUILD and not _wait_for_prebuild(_SESSION_CACHE):
+        log = Path(_SESSION_CACHE + ".log")
+        pytest.exit("building the real data's packed caches for the test run failed:\n"
+                    + (log.read_text(errors="replace")[-3000:] if log.exists() else "(no output)"), returncode=3)
 
 
 @pytest.hookimpl(optionalhook=True)       # an xdist hook: `pytest -p no:xdist` runs the suite in one process
