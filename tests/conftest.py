@@ -4,7 +4,7 @@ Every test process has its own private cache folder (NASBENCH_CACHE), so tests n
 user's cache and never each other's: with pytest-xdist (`-n auto`, the README's test command) each
 worker process gets one. The packed tables of the real data (ptb, wt2, gpt-s/m/l) and the cells'
 canonical hashes are built once per test run, by a process the controller starts while the workers
-start and collect the tests (about 8 CPU s each, side by side), and copied into each worker's cache
+start and collect the tests (the build takes about 10 CPU s), and copied into each worker's cache
 as read-only files before its first test: built once, never rebuilt by a worker, and not changeable
 by one test for another. The graph2vec features are the one shared folder: built once
 per test run by the first worker that needs them (see `pytest_configure_node`).
@@ -55,8 +55,9 @@ def _prebuild(folder: str) -> None:
 
 
 def _prebuild_in_background(folder: str) -> None:
-    """Start `_prebuild(folder)` in a process of its own; it leaves `folder`.done when it has built
-    everything, or `folder`.failed with its error output (see `_wait_for_prebuild`)."""
+    """Start `_prebuild(folder)` in a process of its own; it leaves an empty `folder`.done when it has
+    built everything, or `folder`.failed when it has not, its output in `folder`.log (see
+    `_wait_for_prebuild`)."""
     import subprocess
 
     code = ("import sys; sys.path.insert(0, sys.argv[2]); import conftest\n"
