@@ -15,11 +15,10 @@ from optimizers.base import SearchInputs  # noqa: E402
 from optimizers.registry import make_algorithm  # noqa: E402
 
 
-def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value(wt2):
-    """Fit on 100 complete WikiText-2 curves plus the first 10 epochs of 60 held-out cells; predict the
-    held-out cells' validation loss at epoch 50 (measured: mean error 0.10 against 0.23 for the value at
-    epoch 10)."""
-    from benchmarks.core.table import ArchitectureTable  # noqa: F401  (the searcher's view type)
+@pytest.fixture(scope="module")
+def fitted_on_wt2(wt2):
+    """DPL (two networks: the test's CPU halved) fit on 100 complete WikiText-2 curves plus the first 10
+    epochs of 60 held-out cells: (algorithm, search, held-out rows)."""
     from nasbench_cli.harness.simulator import searcher_view
 
     search = wt2.search
@@ -27,16 +26,45 @@ def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value
     rng = np.random.default_rng(0)
     rng.shuffle(complete)
     train, held = complete[:100], complete[100:160]
-    algorithm = make_algorithm("dpl", {"ensemble": "2"}, "wt2")       # two networks: the test's CPU halved
+    algorithm = make_algorithm("dpl", {"ensemble": "2"}, "wt2")
     algorithm.start(SearchInputs(searcher_view(search), np.random.default_rng(1), 1, features(wt2, "cell-encoding")))
     algorithm._data = [(int(r), e + 1, float(search.val_loss[r, e])) for r in train for e in range(50)] + \
                       [(int(r), e + 1, float(search.val_loss[r, e])) for r in held for e in range(10)]
     algorithm._fit()
+    return algorithm, search, held
+
+
+def test_the_power_law_ensemble_extrapolates_better_than_the_last_observed_value(fitted_on_wt2):
+    """The held-out cells' validation loss at epoch 50, predicted from their first 10 epochs (measured: mean
+    error 0.10 against 0.23 for the value at epoch 10)."""
+    algorithm, search, held = fitted_on_wt2
     predicted, _ = algorithm.predict_final(held)
     truth = search.val_loss[held, 49]
     model_error = np.abs(predicted - truth).mean()
     last_value_error = np.abs(search.val_loss[held, 9] - truth).mean()
     assert model_error < last_value_error, (model_error, last_value_error)
+
+
+def test_predictions_read_from_the_fit_equal_those_of_the_candidates_alone(fitted_on_wt2):
+    """The asks between two fits read every row's prediction, computed once (a trial's CPU about halved on
+    ptb); each candidate set's own prediction gives the same numbers bit for bit, so trajectories are
+    those of before the change. Small sets (the math library's small-matrix path) are computed alone."""
+    import copy
+
+    algorithm = copy.deepcopy(fitted_on_wt2[0])       # the module's model stays as the fixture made it
+    search = fitted_on_wt2[1]
+    rng = np.random.default_rng(2)
+    for size in (1, 3, algorithm.SHARED_MIN_ROWS - 1):  # small sets: computed alone, nothing shared made
+        algorithm.predict_final(np.sort(rng.choice(search.n, size, replace=False)))
+        assert algorithm._every_row is None
+    for size in (algorithm.SHARED_MIN_ROWS, 65, 100, 257, search.n - 3, search.n):
+        rows = np.sort(rng.choice(search.n, size, replace=False))
+        shared, alone = algorithm.predict_final(rows), algorithm._predict(rows)
+        assert algorithm._every_row is not None
+        np.testing.assert_array_equal(shared[0], alone[0])
+        np.testing.assert_array_equal(shared[1], alone[1])
+    algorithm._fit()                                    # a refit forgets them
+    assert algorithm._every_row is None
 
 
 def test_dpl_runs_as_freeze_thaw_and_repeats_itself(tmp_path):
