@@ -116,7 +116,7 @@ class DeepPowerLaw(Algorithm):
                     loss.backward()
                     optimiser.step()
         self._fitted_at = len(self._data)
-        self._every_row = None              # the predictions of the networks before this fit
+        self._every_row = None              # forget the predictions of the networks as they were before this fit
 
     def predict_final(self, rows=None) -> tuple[np.ndarray, np.ndarray]:
         """(mean, std) of the ensemble's predicted validation loss at the full budget (standardised units
