@@ -61,10 +61,12 @@ def measure(benchmark: str, algo: str, multi_objective: bool, budget: float | No
 
 
 def put(costs: dict, benchmark: str, algo: str, entry: dict) -> None:
-    """Record `entry` for (benchmark, algo), replacing a measurement at the same workers and keeping those
-    at other worker counts (the entry becomes a list of them, one worker first)."""
-    kept = [m for m in measurements(costs.get(benchmark, {}).get(algo)) if workers_of(m) != entry["workers"]]
-    both = sorted(kept + [entry], key=workers_of)
+    """Record `entry` for (benchmark, algo), replacing a measurement at the same workers and budget and
+    keeping those at other worker counts or budgets (the entry becomes a list of them, by workers, then
+    budget)."""
+    same = (entry["workers"], entry["budget"])
+    kept = [m for m in measurements(costs.get(benchmark, {}).get(algo)) if (workers_of(m), m.get("budget")) != same]
+    both = sorted(kept + [entry], key=lambda m: (workers_of(m), m.get("budget") or 0.0))
     costs.setdefault(benchmark, {})[algo] = both[0] if len(both) == 1 else both
 
 
@@ -77,7 +79,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=MEASURED, help=f"table to write (default {MEASURED.relative_to(ROOT)})")
     parser.add_argument("--budget", type=float, default=None,
                         help="measure at this budget (the benchmark's clock units) instead of the default, for an "
-                             "algorithm too slow to measure there; the table records it and `run` scales linearly")
+                             "algorithm too slow to measure there; kept beside measurements at other budgets, and `run` "
+                             "scales between them along a power law (linearly from one)")
     parser.add_argument("--workers", type=int, default=1,
                         help="simulated workers (default 1); a measurement at more workers is kept beside the "
                              "one-worker one, and `run` scales between them (the docs' table shows one worker)")

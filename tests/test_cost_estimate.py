@@ -80,6 +80,41 @@ def test_a_benchmark_measured_at_one_worker_borrows_the_power_of_the_workers_fro
     assert by_label == {"dyhpo@4w": pytest.approx(800.0), "rs@4w": pytest.approx(400.0)}   # rs: linear
 
 
+def test_measurements_at_several_budgets_scale_along_a_power_law_in_the_budget(tmp_path):
+    # DPL on ptb refits on all its results every fifth one: its cost grows faster than its budget
+    short, long = {"compute_s": 40.0, "budget": 100.0, "workers": 1}, {"compute_s": 4000.0, "budget": 1000.0, "workers": 1}
+    four = {"compute_s": 320.0, "budget": 100.0, "workers": 4}
+    entry = [short, long, four]
+    assert per_trial_seconds(entry, 100.0, 1) == pytest.approx(40.0)
+    assert per_trial_seconds(entry, 1000.0, 1) == pytest.approx(4000.0)
+    assert per_trial_seconds(entry, 300.0, 1) == pytest.approx(40.0 * 3.0 ** 2)            # power 2 between them
+    assert per_trial_seconds(entry, 50.0, 1) == pytest.approx(10.0)                        # and beyond them
+    assert per_trial_seconds(entry, 1000.0, 4) == pytest.approx(32000.0)   # four workers borrow the power 2
+    assert per_trial_seconds(entry, 1000.0, 2) == pytest.approx((4000.0 * 32000.0) ** 0.5)
+    assert per_trial_seconds([short, four], 1000.0, 4) == pytest.approx(3200.0)           # one budget: linear
+    assert per_trial_seconds([short, dict(long, compute_s=4.0)], 500.0, 1) == pytest.approx(4.0)    # power kept >= 0
+    assert at_one_worker(entry) is long and at_one_worker([four]) is None
+    table = {"machine": "test CPU", "costs": {"ptb": {"dpl": entry}}}
+    run = describe_run("dpl", "ptb", trials=1, budget_hours=1000, out=tmp_path)
+    todo, done = plan_trials(run)
+    total, (cost,) = estimate(run, todo, done, table)
+    assert cost.seconds == pytest.approx(4000.0) and total == pytest.approx(4000.0)
+    for broken in ([short, dict(long, budget=0.0)], [short, {"budget": 1000.0, "workers": 1}]):
+        assert estimate(run, todo, done, {"costs": {"ptb": {"dpl": broken}}}) == (0.0, [])
+
+
+def test_the_measuring_script_keeps_each_budget_beside_the_others(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    from measure_trial_cost import put
+
+    costs = {"ptb": {"dpl": {"compute_s": 40.0, "budget": 100.0, "workers": 1}}}
+    put(costs, "ptb", "dpl", {"compute_s": 320.0, "budget": 100.0, "workers": 4})
+    put(costs, "ptb", "dpl", {"compute_s": 4000.0, "budget": 1000.0, "workers": 1})
+    assert [(m["workers"], m["budget"]) for m in costs["ptb"]["dpl"]] == [(1, 100.0), (1, 1000.0), (4, 100.0)]
+    put(costs, "ptb", "dpl", {"compute_s": 3900.0, "budget": 1000.0, "workers": 1})    # a re-measurement replaces
+    assert [m["compute_s"] for m in costs["ptb"]["dpl"]] == [40.0, 3900.0, 320.0]
+
+
 def test_the_measuring_script_keeps_each_worker_count_beside_the_others(monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT / "scripts"))
     from measure_trial_cost import put

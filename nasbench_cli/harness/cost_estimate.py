@@ -7,11 +7,14 @@ run comes, in this order, from
 2. a table of one trial of each algorithm at each benchmark's default budget, measured by
    `scripts/measure_trial_cost.py` on the machine it names: `trial_cost.json` beside this module, or the
    file `NASBENCH_TRIAL_COST` names (a table measured on your own machine).
-The table's figures are scaled linearly to the run's budget, and to its simulated workers along a power law:
-through the two nearest measurements where the table has several worker counts for the algorithm on the
-benchmark, else with the median power the algorithm shows on the other benchmarks where it has, else
-linearly (the freeze-thaw searchers cost far more than linearly). A model-based searcher's cost grows faster
-than linearly with its evaluations: the estimate is a rough guide, not a promise. The cost-aware
+The table's figures are scaled to the run's budget along a power law through the two nearest budgets where
+the table has the algorithm at several budgets and the same workers (DPL on ptb refits on all its results
+every fifth one: a 1000-hour trial costs far more than ten 100-hour ones), else with the power its other
+worker counts show, else linearly; and to its simulated workers along a power law: through the two nearest
+measurements where the table has several worker counts for the algorithm on the benchmark, else with the
+median power the algorithm shows on the other benchmarks where it has, else linearly (the freeze-thaw
+searchers cost far more than linearly). A model-based searcher's cost grows faster than linearly with its
+evaluations: the estimate is a rough guide, not a promise. The cost-aware
 `nmt-*-updates` read `nmt-*`'s entries, their budget counted in median systems (`measured_as`).
 """
 import json
@@ -69,8 +72,10 @@ def workers_of(measurement: dict) -> int:
 
 
 def at_one_worker(entry) -> dict | None:
-    """The entry's measurement at one simulated worker (the docs' cost table shows it), if any."""
-    return next((m for m in measurements(entry) if workers_of(m) == 1), None)
+    """The entry's measurement at one simulated worker (the docs' cost table shows it), if any; of several
+    at different budgets, the largest (measurements are at most the benchmark's default budget)."""
+    ones = [m for m in measurements(entry) if workers_of(m) == 1]
+    return max(ones, key=lambda m: float(m.get("budget") or 0.0)) if ones else None
 
 
 def _exponent(c1: float, w1: float, c2: float, w2: float) -> float:
@@ -89,22 +94,49 @@ def worker_exponent(entry) -> float | None:
         return None
 
 
+def _through_nearest(points: list[tuple[float, float]], x: float, power: float) -> float:
+    """Cost at `x` from (x_i, cost_i) points along the power law through the two nearest to `x` (in ratio);
+    from a single point (or two at the same x, or a cost of zero), along `power`."""
+    points = sorted(points, key=lambda p: (abs(math.log(x / p[0])), p[0]))
+    (x1, c1), rest = points[0], points[1:]
+    if not rest or rest[0][0] == x1 or c1 <= 0 or rest[0][1] <= 0:
+        return c1 * (x / x1) ** power
+    x2, c2 = rest[0]
+    return c1 * (x / x1) ** _exponent(c1, x1, c2, x2)
+
+
+def _budget_exponents(by_workers: dict) -> list[float]:
+    """The power of the budget at each worker count measured at two or more budgets (lowest and highest)."""
+    exponents = []
+    for points in by_workers.values():
+        (b1, c1), (b2, c2) = min(points), max(points)
+        if b2 > b1 and c1 > 0 and c2 > 0:
+            exponents.append(_exponent(c1, b1, c2, b2))
+    return exponents
+
+
 def per_trial_seconds(entry, budget: float, workers: int, exponent: float = 1.0) -> float:
-    """CPU seconds of one trial at `budget` and `workers` from a table entry: linear in the budget; in the
-    workers, along the power law through the two measurements nearest `workers` (in ratio) where there are
-    several: a freeze-thaw searcher refits its model on every result, and four workers give it four times
-    the results in the same budget (DPL on wt2: 85 CPU s at one worker, 1067 at four); from a single
-    measurement, as its power `exponent` (linear unless said). Raises TypeError, ValueError, KeyError or
-    ZeroDivisionError on a malformed entry."""
-    points = sorted(((float(workers_of(m)), float(m["compute_s"]) * budget / float(m["budget"]))
-                     for m in measurements(entry)), key=lambda p: (abs(math.log(workers / p[0])), p[0]))
-    if not points:
+    """CPU seconds of one trial at `budget` and `workers` from a table entry. In the budget: along the power
+    law through the two measurements nearest `budget` at the same workers where there are several (a
+    model refit on every result so far costs more than linearly), else with the median power of the
+    entry's other worker counts, else linearly. In the workers: along the power law through the two
+    measurements nearest `workers` (in ratio) where there are several: a freeze-thaw searcher refits its
+    model on every result, and four workers give it four times the results in the same budget (DPL on wt2:
+    85 CPU s at one worker, 1067 at four); from a single worker count, as its power `exponent` (linear
+    unless said). Raises TypeError, ValueError, KeyError or ZeroDivisionError on a malformed entry."""
+    import statistics
+
+    by_workers: dict[float, list[tuple[float, float]]] = {}
+    for m in measurements(entry):
+        by_workers.setdefault(float(workers_of(m)), []).append((float(m["budget"]), float(m["compute_s"])))
+    if not by_workers:
         raise KeyError("compute_s")
-    (w1, c1), rest = points[0], points[1:]
-    if not rest or rest[0][0] == w1 or c1 <= 0 or rest[0][1] <= 0:
-        return c1 * (workers / w1) ** exponent
-    w2, c2 = rest[0]
-    return c1 * (workers / w1) ** _exponent(c1, w1, c2, w2)
+    if any(b <= 0 for points in by_workers.values() for b, _ in points):
+        raise ZeroDivisionError("budget")
+    borrowed = _budget_exponents(by_workers)
+    budget_power = statistics.median(borrowed) if borrowed else 1.0
+    at_budget = [(w, _through_nearest(points, budget, budget_power)) for w, points in by_workers.items()]
+    return _through_nearest(at_budget, float(workers), exponent)
 
 
 def borrowed_exponent(table: dict, algo: str) -> float | None:
