@@ -79,17 +79,23 @@ def at_one_worker(entry) -> dict | None:
 
 
 def _exponent(c1: float, w1: float, c2: float, w2: float) -> float:
-    """The power of the workers through two measurements, kept within [0, 3] (a noisy pair: nothing absurd)."""
+    """The power of the workers (or the budget) through two measurements, kept within [0, 3] (a noisy pair:
+    nothing absurd)."""
     return min(3.0, max(0.0, math.log(c2 / c1) / math.log(w2 / w1)))
+
+
+def _power_through_extremes(points) -> float | None:
+    """The power through the lowest and highest x of (x, cost) points; None with one x or a zero cost."""
+    (x1, c1), (x2, c2) = min(points), max(points)
+    return _exponent(c1, x1, c2, x2) if x2 > x1 and c1 > 0 and c2 > 0 else None
 
 
 def worker_exponent(entry) -> float | None:
     """How the cost of one trial grows with the simulated workers in one table entry, as the power through
     its lowest and highest worker counts; None for a single worker count (or a malformed entry)."""
     try:
-        points = sorted((float(workers_of(m)), float(m["compute_s"]) / float(m["budget"])) for m in measurements(entry))
-        (w1, c1), (w2, c2) = points[0], points[-1]
-        return _exponent(c1, w1, c2, w2) if w2 > w1 and c1 > 0 and c2 > 0 else None
+        return _power_through_extremes([(float(workers_of(m)), float(m["compute_s"]) / float(m["budget"]))
+                                        for m in measurements(entry)])
     except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError, IndexError):
         return None
 
@@ -103,16 +109,6 @@ def _through_nearest(points: list[tuple[float, float]], x: float, power: float) 
         return c1 * (x / x1) ** power
     x2, c2 = rest[0]
     return c1 * (x / x1) ** _exponent(c1, x1, c2, x2)
-
-
-def _budget_exponents(by_workers: dict) -> list[float]:
-    """The power of the budget at each worker count measured at two or more budgets (lowest and highest)."""
-    exponents = []
-    for points in by_workers.values():
-        (b1, c1), (b2, c2) = min(points), max(points)
-        if b2 > b1 and c1 > 0 and c2 > 0:
-            exponents.append(_exponent(c1, b1, c2, b2))
-    return exponents
 
 
 def per_trial_seconds(entry, budget: float, workers: int, exponent: float = 1.0) -> float:
@@ -133,7 +129,7 @@ def per_trial_seconds(entry, budget: float, workers: int, exponent: float = 1.0)
         raise KeyError("compute_s")
     if any(b <= 0 for points in by_workers.values() for b, _ in points):
         raise ZeroDivisionError("budget")
-    borrowed = _budget_exponents(by_workers)
+    borrowed = [e for points in by_workers.values() for e in [_power_through_extremes(points)] if e is not None]
     budget_power = statistics.median(borrowed) if borrowed else 1.0
     at_budget = [(w, _through_nearest(points, budget, budget_power)) for w, points in by_workers.items()]
     return _through_nearest(at_budget, float(workers), exponent)
