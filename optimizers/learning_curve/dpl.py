@@ -123,11 +123,13 @@ class DeepPowerLaw(Algorithm):
         undone), for `rows` (default: every row).
 
         The networks change only when refit, so every row's prediction is computed once per fit and the
-        asks until the next fit read theirs from it: the same numbers, bit for bit, as the candidates'
-        own batch, from `SHARED_MIN_ROWS` rows up (the matrix product sums each row alike whatever the
-        batch's size; tests/test_dpl.py checks it on the machine it runs on). Fewer rows (1 to 3 measured)
-        take MKL's small-matrix path, whose sums can differ in the last bit, so those are computed on their
-        own, as they always were."""
+        asks until the next fit read theirs from it, from `SHARED_MIN_ROWS` rows up. On the AMD EPYC where
+        this was made these are the candidates' own batch's numbers bit for bit (the matrix product sums
+        each row alike whatever the batch's size above its small-matrix path, taken for 1 to 3 rows); on
+        an Intel Xeon with AVX-512 the product works in blocks of six rows and a batch's last rows take
+        another kernel, so a prediction can differ from its own batch's in the last float32 bits (a few
+        units in the last place; tests/test_dpl.py bounds it) and a trial there can take other steps than
+        it did before this sharing. Smaller sets are computed on their own, as they always were."""
         if rows is None or len(rows) < self.SHARED_MIN_ROWS:
             return self._predict(rows)
         if self._every_row is None:
