@@ -132,9 +132,9 @@ def test_fast_configuration_equality_answers_as_configspace_does():
 
 
 def test_the_compact_forest_grows_the_trees_smac_would():
-    """SMAC's own random forest (leaf cap 2**20) and ours (cap: the fit's points + 1, so no room reserved
-    for a million leaves) grow the same trees, node for node, and predict the same, on data with and
-    without repeated points; the adapters use ours."""
+    """SMAC's own random forest (leaf cap 2**20, predictions through joblib) and ours (cap: the fit's points
+    + 1, so no room reserved for a million leaves; predictions in a plain loop) grow the same trees, node for
+    node, and predict the same, on data with and without repeated points; the adapters use ours."""
     from ConfigSpace import ConfigurationSpace
     from smac.model.random_forest import RandomForest
 
@@ -158,6 +158,10 @@ def test_the_compact_forest_grows_the_trees_smac_would():
         probe = rng.random((30, dims))
         for got, expected in zip(ours.predict_marginalized(probe), theirs.predict_marginalized(probe)):
             assert np.array_equal(got, expected)
+        # ours predicts tree by tree without joblib: each tree's column equal, one point or many
+        assert type(ours._rf).__name__ == "SequentialEPMRandomForest" and type(theirs._rf).__name__ == "EPMRandomForest"
+        for points in (probe, probe[:1]):
+            assert np.array_equal(ours._rf.all_trees_pred(points), theirs._rf.all_trees_pred(points))
 
     from smac import Scenario
 
