@@ -15,8 +15,11 @@ over the curve's value there, without training. Its input limits and what the ad
   on cells; the space's encoding elsewhere: 5 numbers on lora-*), scaled per dimension to [0, 1]; a matrix
   wider than 10 is reduced to its first 10 principal components (then scaled);
 - **at most 1,000 curves in context**: those trained furthest (ties: most recent);
-- **values in [0, 1], higher better**: validation loss mapped as 1 - (loss - low) / (high - low) with low
-  and high the lowest and highest finite losses paid for so far (clipped to [0, 1]);
+- **values in [0, 1], higher better**: validation loss mapped as (1 - headroom) (high - loss) / (high - low)
+  with low and high the lowest and highest finite losses paid for so far: the worst at 0, the best at
+  1 - `headroom` (0.1), so that the model can predict values above the best (with the best at 1, the top
+  of FT-PFN's range, every expected improvement is 0: measured with a model of FT-PFN's kind, every
+  candidate's EI was 0.0 and the search fell back on the order of the candidates);
 - **budgets in [0, 1]**: epochs / max_epochs.
 
 The search (freeze-thaw, as `dpl`): `initial` random architectures one epoch each; then each free worker
@@ -38,6 +41,10 @@ from optimizers.learning_curve.freeze_thaw import FreezeThawSearch
 WEIGHTS_ENV = "NASBENCH_FTPFN_WEIGHTS"
 MAX_HYPERPARAMETERS = 10      # FT-PFN 0.0.1: "1000curves_10params"
 MAX_CURVES = 1000
+WHERE_TO_GET = ("FT-PFN's weights are downloaded by ifbo from figshare (https://figshare.com/articles/dataset/"
+                "IfBO_surrogate-compressed/31286173), which nasbench never does: on a machine with internet run "
+                "python -c \"from ifbo import FTPFN; FTPFN(target_path='DIR')\", copy DIR here and pass "
+                f"--set ftpfn.weights=DIR (or {WEIGHTS_ENV}=DIR)")
 
 
 class FTPFNSearch(FreezeThawSearch):
@@ -58,6 +65,7 @@ class FTPFNSearch(FreezeThawSearch):
         step_epochs: int = 1
         pool: int = 100                 # unseen architectures among the candidates of each decision
         max_epochs: int = 50            # the full budget (the benchmark's: make_algorithm sets it)
+        headroom: float = 0.1           # the best loss so far maps to 1 - headroom of FT-PFN's [0, 1]
 
     @classmethod
     def adapt_settings(cls, settings, spec):
@@ -77,6 +85,8 @@ class FTPFNSearch(FreezeThawSearch):
         s = self.settings
         if min(s.initial, s.step_epochs, s.pool) < 1 or s.max_epochs < 2:
             raise UserError("ftpfn needs initial, step_epochs, pool >= 1 and max_epochs >= 2")
+        if not 0.0 < s.headroom < 1.0:
+            raise UserError(f"ftpfn needs 0 < headroom < 1 (the best loss maps to 1 - headroom), got {s.headroom}")
         if inputs.features is None:
             raise UserError("ftpfn needs features (setting 'features')")
         torch.set_num_threads(1)
@@ -99,6 +109,10 @@ class FTPFNSearch(FreezeThawSearch):
         finite = self._curves[np.isfinite(self._curves)]
         low, high = float(finite.min()), float(finite.max())
         span = high - low if high > low else 1.0
+
+        def value(loss):      # FT-PFN's scale: the worst loss so far 0, the best (or a loss alone) 1 - headroom
+            return np.clip((1.0 - s.headroom) * (low + span - loss) / span, 0.0, 1.0)
+
         started = np.flatnonzero(self._trained > 0)
         keep = started[np.lexsort((-self._last_told[started], -self._trained[started]))][:MAX_CURVES]
         context = []
@@ -107,13 +121,13 @@ class FTPFNSearch(FreezeThawSearch):
             epochs = np.flatnonzero(np.isfinite(values))
             if not len(epochs):
                 continue
-            y = np.clip(1.0 - (values[epochs] - low) / span, 0.0, 1.0)
+            y = value(values[epochs])
             context.append(Curve(hyperparameters=torch.tensor(self._x[row], dtype=torch.float32),
                                  t=torch.tensor((epochs + 1) / s.max_epochs, dtype=torch.float32),
                                  y=torch.tensor(y, dtype=torch.float32)))
         query = [Curve(hyperparameters=torch.tensor(self._x[row], dtype=torch.float32),
                        t=torch.tensor([1.0], dtype=torch.float32)) for row in rows]
-        best = torch.tensor(float(np.clip(1.0 - (finite.min() - low) / span, 0.0, 1.0)), dtype=torch.float32)
+        best = torch.tensor(float(value(low)), dtype=torch.float32)
         results = self._surrogate.predict(context=context, query=query)
         return np.array([float(result.ei(best).reshape(-1)[0]) for result in results])
 
@@ -134,28 +148,35 @@ def weights_folder(settings) -> Path:
     """The folder of FT-PFN's weights (setting `weights`, else NASBENCH_FTPFN_WEIGHTS); UserError (one
     line) saying where to get them when it is not given or does not hold them."""
     text = settings.weights or os.environ.get(WEIGHTS_ENV, "")
-    how = ("FT-PFN's weights are downloaded by ifbo from figshare (https://figshare.com/articles/dataset/"
-           "IfBO_surrogate-compressed/31286173), which nasbench never does: on a machine with internet run "
-           "python -c \"from ifbo import FTPFN; FTPFN(target_path='DIR')\", copy DIR here and pass "
-           f"--set ftpfn.weights=DIR (or {WEIGHTS_ENV}=DIR)")
     if not text:
-        raise UserError(f"ftpfn needs FT-PFN's weights: {how}")
+        raise UserError(f"ftpfn needs FT-PFN's weights: {WHERE_TO_GET}")
     folder = Path(text).expanduser()
     model = folder if folder.name == ".model" else folder / ".model"
     if not model.is_dir():
-        raise UserError(f"ftpfn: {folder} holds no .model folder; {how}")
+        raise UserError(f"ftpfn: {folder} holds no .model folder; {WHERE_TO_GET}")
     from_version = {"0.0.1": ("ftpfnv0.0.1.tar.gz", "bopfn_broken_unisep_1000curves_10params_2M.pt")}
     archive, weights = from_version.get(settings.version, (None, None))
     if archive is None:
         raise UserError(f"ftpfn: unknown FT-PFN version '{settings.version}'; ifbo 0.4 has 0.0.1")
     missing = [name for name in (archive, weights) if not (model / name).is_file()]
     if missing:
-        raise UserError(f"ftpfn: {model} does not hold {' and '.join(missing)}; {how}")
+        raise UserError(f"ftpfn: {model} does not hold {' and '.join(missing)}; {WHERE_TO_GET}")
     return model
 
 
 def load_surrogate(model_folder: Path, version: str):
-    """ifbo's FTPFN on CPU from `model_folder` (its `.model`; the archive present, so nothing is downloaded)."""
+    """ifbo's FTPFN on CPU from `model_folder` (its `.model`; the archive present, so nothing is downloaded);
+    UserError (one line) when the weights file is not a model ifbo can load."""
     from ifbo import FTPFN
+    from ifbo.download import WEIGHTS_FINAL_NAME
 
-    return FTPFN(target_path=model_folder, version=version)
+    try:
+        surrogate = FTPFN(target_path=model_folder, version=version)
+    except Exception as exc:                   # a truncated or foreign file: torch's or ifbo's own error
+        detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
+        raise UserError(f"ftpfn: {model_folder / WEIGHTS_FINAL_NAME(version)} is not FT-PFN's model as ifbo saves "
+                        f"it ({detail}); {WHERE_TO_GET}") from exc
+    if not callable(getattr(surrogate.model, "criterion", None)):
+        raise UserError(f"ftpfn: {model_folder / WEIGHTS_FINAL_NAME(version)} holds a model without the output "
+                        f"distribution (`criterion`) FT-PFN's model carries; {WHERE_TO_GET}")
+    return surrogate
