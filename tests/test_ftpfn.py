@@ -5,8 +5,10 @@ to pass; the adapter's own work (FT-PFN's input limits: at most 10 hyperparamete
 with a stand-in for the pretrained model that records what it is given, and ifbo's own code (loading,
 tokenisation, transformer, EI) runs end to end with an untrained model of FT-PFN's kind. The pretrained model
 is not run here."""
+import hashlib
 import importlib.util
 import json
+import shutil
 import sys
 
 import numpy as np
@@ -108,10 +110,17 @@ def test_a_folder_without_the_model_files_is_one_line(tmp_path):
     for name in ("ftpfnv0.0.1.tar.gz", "bopfn_broken_unisep_1000curves_10params_2M.pt"):
         (tmp_path / ".model" / name).write_bytes(b"")
     assert weights_folder(algorithm.settings) == tmp_path / ".model"
-    # where the weights live is not part of the result: not recorded, hashed or put in the label
-    assert "weights" not in algorithm.settings_dict()
-    assert algorithm.settings_dict() == make_algorithm("ftpfn", None, "lora-zh-en").settings_dict()
-    json.dumps(algorithm.settings_dict())
+    # where the weights live is not part of the result (not recorded, hashed or put in the label); what they
+    # are is: the weights file's SHA-256, so results of other weights are never taken for the same run
+    settings = algorithm.settings_dict()
+    assert "weights" not in settings and settings["weights_sha256"] == hashlib.sha256(b"").hexdigest()
+    assert make_algorithm("ftpfn", None, "lora-zh-en").settings_dict()["weights_sha256"] is None
+    elsewhere = tmp_path / "copy"
+    shutil.copytree(tmp_path / ".model", elsewhere / ".model")
+    assert make_algorithm("ftpfn", {"weights": str(elsewhere)}, "lora-zh-en").settings_dict() == settings
+    (elsewhere / ".model" / "bopfn_broken_unisep_1000curves_10params_2M.pt").write_bytes(b"other")
+    assert make_algorithm("ftpfn", {"weights": str(elsewhere)}, "lora-zh-en").settings_dict() != settings
+    json.dumps(settings)
 
 
 def untrained_ftpfn(folder, seed: int):
@@ -154,7 +163,9 @@ def test_ifbos_own_model_and_prediction_code_run_end_to_end(wt2, tmp_path):
     assert run.returncode == 0, run.stderr
     (trial_file,) = (tmp_path / "r").rglob("trial-*.json")
     trial = json.loads(trial_file.read_text())
-    assert np.isfinite(trial["final_regret"]) and "weights" not in json.dumps(trial["settings"])
+    model_file = first / ".model" / "bopfn_broken_unisep_1000curves_10params_2M.pt"
+    assert np.isfinite(trial["final_regret"]) and "weights" not in trial["settings"]
+    assert trial["settings"]["weights_sha256"] == hashlib.sha256(model_file.read_bytes()).hexdigest()
 
     def history(weights):
         algorithm = make_algorithm("ftpfn", {"weights": str(weights), "pool": "20"}, "wt2")
@@ -164,7 +175,13 @@ def test_ifbos_own_model_and_prediction_code_run_end_to_end(wt2, tmp_path):
 
     again = history(first)
     assert len(again.arch) > 10 and history(first) == again
-    assert history(untrained_ftpfn(tmp_path / "w1", seed=1)).arch != again.arch
+    other = untrained_ftpfn(tmp_path / "w1", seed=1)
+    assert history(other).arch != again.arch
+    refused = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "wt2", "--algo",
+                               "ftpfn", "--set", f"ftpfn.weights={other}", "--trials", "1", "--budget-hours", "10",
+                               "--out", str(tmp_path / "r")], capture_output=True, text=True)
+    assert refused.returncode == 2 and "made with other settings" in refused.stderr
+    assert "weights_sha256" in refused.stderr and "Traceback" not in refused.stderr
 
     broken = untrained_ftpfn(tmp_path / "w2", seed=0) / ".model" / "bopfn_broken_unisep_1000curves_10params_2M.pt"
     broken.write_bytes(broken.read_bytes()[:1000])                    # a download cut short

@@ -82,6 +82,7 @@ def test_rerun_does_nothing_and_other_settings_are_refused(jobs1):
     refused = nasbench("run", "--algo", "hb", "--trials", "3", "--budget-hours", BUDGET_H, "--out", str(out),
                        "--set", "eta=4", "--label", "hb")     # without --label it would be its own run, hb+eta-4
     assert refused.returncode == 2 and "made with other settings" in refused.stderr
+    assert "eta 3 there, 4 now" in refused.stderr                    # which setting differs, and how
     refused = nasbench("run", "--algo", "hb", "--trials", "3", "--budget-hours", "99", "--out", str(out))
     assert refused.returncode == 2 and "budget 150 h there, 99 h now" in refused.stderr
 

@@ -98,10 +98,30 @@ def plan_trials(run: RunDescription, scores_checksums: dict | None = None,
                                f"({','.join(existing.get('objectives') or ['single objective'])} "
                                f"{' '.join(existing.get('constraints') or [])} there)".replace(" )", ")"))
         if not differences:
-            differences.append("other algorithm settings")
+            differences.append(_settings_difference(existing.get("settings") or {}, run, existing.get("algo")))
         raise UserError(f"{len(conflicts)} result file(s) were made with other settings, e.g. {path} "
                         f"({'; '.join(differences)}); use another --out or pass --overwrite")
     return todo, done
+
+
+def _settings_difference(there: dict, run: RunDescription, algo: str | None) -> str:
+    """Which of the algorithm's recorded settings differ from this run's, for the refusal line."""
+    from optimizers.registry import make_algorithm
+
+    try:
+        now = make_algorithm(algo, run.overrides_of(algo), run.benchmark).settings_dict()
+    except Exception:            # an algorithm no longer known: say no more than that the settings differ
+        return "other algorithm settings"
+    changed = [key for key in sorted(set(there) | set(now)) if there.get(key) != now.get(key)]
+    if not changed:
+        return "other algorithm settings"
+
+    def shown(value):
+        text = str(value)
+        return text[:12] + "..." if len(text) > 15 else text
+
+    return "other algorithm settings: " + ", ".join(f"{key} {shown(there.get(key))} there, {shown(now.get(key))} now"
+                                                    for key in changed[:3])
 
 
 def _describe_source(source: dict) -> str:

@@ -12,6 +12,7 @@ from nasbench_cli.results.scoring import score_record
 def settings_suffix(algo: str, overrides: dict | None, benchmark: str | None = None) -> str:
     """'+eta-4' for each setting `overrides` (from --set) moves away from the algorithm's default, in
     name order; '' when none does. Characters a label cannot hold become '_'."""
+    import dataclasses
     import re
 
     from optimizers.registry import make_algorithm
@@ -19,9 +20,12 @@ def settings_suffix(algo: str, overrides: dict | None, benchmark: str | None = N
     if not overrides:
         return ""
     default = make_algorithm(algo, None, benchmark).settings_dict()
-    chosen = make_algorithm(algo, overrides, benchmark).settings_dict()
+    algorithm = make_algorithm(algo, overrides, benchmark)
+    chosen = algorithm.settings_dict()
+    settable = {f.name for f in dataclasses.fields(algorithm.settings)} if dataclasses.is_dataclass(
+        getattr(algorithm, "settings", None)) else set(chosen)   # not what is derived (ftpfn's weights_sha256)
     return "".join(f"+{key}-{re.sub(r'[^A-Za-z0-9._-]', '_', str(chosen[key]))}"
-                   for key in sorted(chosen) if chosen[key] != default.get(key))
+                   for key in sorted(chosen) if key in settable and chosen[key] != default.get(key))
 
 
 def default_label(algo: str, overrides: dict | None, benchmark: str | None, workers: int = 1,

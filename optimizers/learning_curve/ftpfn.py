@@ -28,6 +28,8 @@ expected improvement at the full budget (ifbo's `PredictionResult.ei` over the b
 and trains it `step_epochs` further. ifBO itself samples a random horizon and threshold for a probability
 of improvement; EI at the full budget is ours, as for dpl. Needs torch and ifbo (extra `ftpfn`).
 """
+import functools
+import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,7 @@ from optimizers.learning_curve.freeze_thaw import FreezeThawSearch
 WEIGHTS_ENV = "NASBENCH_FTPFN_WEIGHTS"
 MAX_HYPERPARAMETERS = 10      # FT-PFN 0.0.1: "1000curves_10params"
 MAX_CURVES = 1000
+WEIGHTS_FILES = {"0.0.1": ("ftpfnv0.0.1.tar.gz", "bopfn_broken_unisep_1000curves_10params_2M.pt")}  # ifbo's .model/
 WHERE_TO_GET = ("FT-PFN's weights are downloaded by ifbo from figshare (https://figshare.com/articles/dataset/"
                 "IfBO_surrogate-compressed/31286173), which nasbench never does: on a machine with internet run "
                 "python -c \"from ifbo import FTPFN; FTPFN(target_path='DIR')\", copy DIR here and pass "
@@ -54,7 +57,12 @@ class FTPFNSearch(FreezeThawSearch):
                    "one epoch a step; needs its weights (--set ftpfn.weights=DIR)")
     needs = frozenset({"epochs"})
     requires = {"ifbo": "pip install -e '.[ftpfn]' (ifbo 0.4, with torch from the extra proxies)"}
-    location_settings = ("weights",)     # where the weights are is not part of the result
+    location_settings = ("weights",)     # where the weights are is not part of the result; what they are is:
+
+    def settings_dict(self) -> dict:
+        """The settings, and the SHA-256 of the weights file (`weights_sha256`; None when none is given):
+        results made with other weights are never filed, resumed or reported as the same run."""
+        return {**super().settings_dict(), "weights_sha256": weights_digest(self.settings)}
 
     @dataclass(frozen=True)
     class Settings:
@@ -154,14 +162,29 @@ def weights_folder(settings) -> Path:
     model = folder if folder.name == ".model" else folder / ".model"
     if not model.is_dir():
         raise UserError(f"ftpfn: {folder} holds no .model folder; {WHERE_TO_GET}")
-    from_version = {"0.0.1": ("ftpfnv0.0.1.tar.gz", "bopfn_broken_unisep_1000curves_10params_2M.pt")}
-    archive, weights = from_version.get(settings.version, (None, None))
+    archive, weights = WEIGHTS_FILES.get(settings.version, (None, None))
     if archive is None:
         raise UserError(f"ftpfn: unknown FT-PFN version '{settings.version}'; ifbo 0.4 has 0.0.1")
     missing = [name for name in (archive, weights) if not (model / name).is_file()]
     if missing:
         raise UserError(f"ftpfn: {model} does not hold {' and '.join(missing)}; {WHERE_TO_GET}")
     return model
+
+
+def weights_digest(settings) -> str | None:
+    """SHA-256 (hex) of the weights file `settings` name, or None when none is given or found."""
+    try:
+        path = weights_folder(settings) / WEIGHTS_FILES[settings.version][1]
+    except UserError:
+        return None
+    stat = path.stat()
+    return _file_digest(str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _file_digest(path: str, size: int, mtime_ns: int) -> str:     # size and time: a changed file is read again
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def load_surrogate(model_folder: Path, version: str):
