@@ -57,7 +57,7 @@ class FTPFNSearch(FreezeThawSearch):
                    "one epoch a step; needs its weights (--set ftpfn.weights=DIR)")
     needs = frozenset({"epochs"})
     requires = {"ifbo": "pip install -e '.[ftpfn]' (ifbo 0.4, with torch from the extra proxies)"}
-    location_settings = ("weights",)     # where the weights are is not part of the result; what they are is:
+    location_settings = ("weights",)     # where the weights are is not part of the result (what they are is)
 
     def settings_dict(self) -> dict:
         """The settings, and the SHA-256 of the weights file (`weights_sha256`; None when none is given):
