@@ -1,6 +1,7 @@
 """`nasbench run --backend dask` on real LocalClusters and on a scheduler and workers started as processes:
 the same files as the local backend, byte for byte (timings aside); inputs shipped from the client, so
 workers need no data folder or cache; a killed worker, a lost scheduler, Ctrl-C and kill -9 of the run."""
+import importlib.util
 import json
 import os
 import signal
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("distributed")
+# found, not imported: importing it at collection would cost every test process seconds
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="distributed not installed")
 
 from test_run_processes import alive_children, is_alive, nasbench  # noqa: E402
 

@@ -1,5 +1,6 @@
 """DPL (issue 48): its power-law ensemble extrapolates held-out curves better than their last observed
 value, and the algorithm runs as a freeze-thaw search on the real tables, the same seed the same result."""
+import importlib.util
 import json
 import sys
 
@@ -8,7 +9,8 @@ import pytest
 
 import cli_process
 
-pytest.importorskip("torch")
+# found, not imported: importing it at collection would cost every test process seconds
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed")
 
 from benchmarks.core.features import features  # noqa: E402
 from optimizers.base import SearchInputs  # noqa: E402

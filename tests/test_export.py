@@ -1,6 +1,7 @@
 """Variants side by side and results as data: two labelled hb variants in one report and one plot
 (from two results folders), `report --at`, `export` to parquet/csv with the documented columns, the
 Python API's `run` (files, resume, refusal), and format-1 result files still read."""
+import importlib.util
 import json
 
 import pytest
@@ -11,8 +12,9 @@ from benchmarks.core.errors import UserError
 from nasbench_cli.results.export import GRID_COLUMNS, JOB_COLUMNS, TRIAL_COLUMNS
 from nasbench_cli.main import group as cli
 
-pandas = pytest.importorskip("pandas")
-pytest.importorskip("pyarrow")
+# found, not imported: importing them at collection would cost every test process a second
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("pandas") is None or importlib.util.find_spec("pyarrow") is None,
+                                reason="pandas and pyarrow not installed")
 
 
 def invoke(*args):
@@ -68,6 +70,8 @@ def test_report_at_earlier_times_cuts_every_trial_there(two_folders):
 
 
 def test_export_writes_the_documented_tables(two_folders, tmp_path):
+    import pandas
+
     a, b = two_folders
     result = invoke("export", a, b, "--out", tmp_path / "ex", "--json")
     assert result.exit_code == 0, result.output

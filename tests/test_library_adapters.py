@@ -1,6 +1,7 @@
 """Optuna, DEHB and SMAC's multi-fidelity facade driven through ask/tell on the real PTB data, with
 one and K simulated workers: the simulator's invariants hold, promoted configurations continue from
 their checkpoint, nothing is charged twice, and a trial depends only on its seed."""
+import importlib.util
 import os
 import subprocess
 import sys
@@ -17,8 +18,9 @@ from optimizers.registry import make_algorithm
 from no_test_table import NoTestTable
 from port_fixture import inputs_for
 
-pytest.importorskip("optuna")
-pytest.importorskip("dehb")
+# found, not imported: importing it at collection would cost every test process seconds
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("optuna") is None or importlib.util.find_spec("dehb") is None,
+                                reason="optuna and dehb not installed")
 
 CASES = [("optuna", 1, 40), ("optuna", 4, 20), ("dehb", 1, 150), ("dehb", 4, 100), ("smac-mf", 1, 25),
          ("smac-mf", 3, 20)]

@@ -1,4 +1,6 @@
 """The score cache: chunks merge, a run interrupted midway keeps its cells and resumes, damage is survivable."""
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -6,7 +8,9 @@ from benchmarks.proxies.build import run_build, sample_rows
 from benchmarks.proxies.score_cache import (DEFAULT_SECONDS_PER_SCORE, ScoreCache, load_scores,
                                             seconds_per_score)
 
-pytest.importorskip("torch")        # run_build's worker set-up imports torch
+# found, not imported: importing it at collection would cost every test process seconds
+# (run_build's worker set-up imports torch)
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed")
 PARAMS = ("num_params",)            # analytic: exercises the whole pipeline in milliseconds per cell
 
 
