@@ -191,15 +191,15 @@ def load_surrogate(model_folder: Path, version: str):
     """ifbo's FTPFN on CPU from `model_folder` (its `.model`; the archive present, so nothing is downloaded);
     UserError (one line) when the weights file is not a model ifbo can load."""
     from ifbo import FTPFN
-    from ifbo.download import WEIGHTS_FINAL_NAME
 
+    weights_file = model_folder / WEIGHTS_FILES[version][1]
     try:
         surrogate = FTPFN(target_path=model_folder, version=version)
     except Exception as exc:                   # a truncated or foreign file: torch's or ifbo's own error
         detail = " ".join(f"{type(exc).__name__}: {exc}".split())[:200]
-        raise UserError(f"ftpfn: {model_folder / WEIGHTS_FINAL_NAME(version)} is not FT-PFN's model as ifbo saves "
+        raise UserError(f"ftpfn: {weights_file} is not FT-PFN's model as ifbo saves "
                         f"it ({detail}); {WHERE_TO_GET}") from exc
     if not callable(getattr(surrogate.model, "criterion", None)):
-        raise UserError(f"ftpfn: {model_folder / WEIGHTS_FINAL_NAME(version)} holds a model without the output "
+        raise UserError(f"ftpfn: {weights_file} holds a model without the output "
                         f"distribution (`criterion`) FT-PFN's model carries; {WHERE_TO_GET}")
     return surrogate
