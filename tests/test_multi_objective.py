@@ -198,9 +198,11 @@ def test_cell_flops_match_torch_flop_counter(ptb):
     assert len(recipes) == 33
     steps = 3
     for recipe in recipes:
-        model = RecipeLanguageModel(recipe, vocab_size=20)
+        with torch.device("meta"):    # shapes only: the counter reads the ops' shapes, not their values (5x cheaper)
+            model = RecipeLanguageModel(recipe, vocab_size=20)
+            inputs = torch.zeros(steps, 1, 400)
         with FlopCounterMode(display=False) as counter, torch.no_grad():
-            model(torch.zeros(steps, 1, 400))
+            model(inputs)
         assert counter.get_total_flops() == steps * cell_flops(recipe)
 
 
