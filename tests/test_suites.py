@@ -144,6 +144,7 @@ def test_run_and_report_a_suite(tmp_path):
     assert rs["iqm_ci95"][0] <= rs["iqm"] <= rs["iqm_ci95"][1] and rs["mean_ci95"][0] <= rs["mean"] <= rs["mean_ci95"][1]
     assert "wt2+budget-20" in report["overtuning"]
     assert any("'top1e' did not run on 2 task(s)" in note for note in report["notes"])
+    assert not any("no results on" in note for note in report["notes"])    # top1e cannot run gpt-s, nmt: not missed
     from nasbench_cli.results.suite_report import normalised
 
     records = [json.loads(p.read_text()) for p in sorted((out / "wt2+budget-20" / "wt2" / "rs").glob("trial-*.json"))]
@@ -220,6 +221,15 @@ def test_run_and_report_a_suite(tmp_path):
     plotted = json.loads(plotted.stdout)                    # the figures, and the same notes as the report
     assert [Path(f).name for f in plotted["files"]][:1] == ["smoke-iqm.png"] and plotted["notes"] == uneven
     assert all(Path(f).stat().st_size > 10_000 for f in plotted["files"])
+    # an algorithm missing from a task it can run is named: its pooled figures are over fewer tasks
+    nmt = next(t for t in shipped()["smoke"].tasks if t.benchmark.startswith("nmt"))
+    shutil.rmtree(out / nmt.name / nmt.benchmark / "re")
+    absent = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)
+    assert absent["algorithms"]["re"]["tasks"] == 2
+    assert [note for note in absent["notes"] if "no results on" in note] == [
+        f"'re' has no results on 1 task(s) it can run ({nmt.name}): its IQM, mean and mean rank are over the 2 it "
+        f"ran, not comparable with those of algorithms that ran more; run `nasbench run --suite smoke --algo re "
+        f"--trials 3 --out {out}` (finished trials are kept)"]
 
 
 def test_the_aggregate_figure_counts_tasks_in_words():

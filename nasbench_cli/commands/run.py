@@ -287,8 +287,8 @@ def _algo_names(algo_text: str, benchmark: str) -> list:
 def _check_runs(algo: str, benchmark_name: str, options: dict) -> None:
     """UserError (one line) if `algo` cannot run this task (benchmark, objectives, epochs)."""
     from benchmarks.core.registry import load_benchmark
+    from nasbench_cli.harness.preflight import check_fits_table
     from nasbench_cli.harness.run_description import describe_run
-    from nasbench_cli.harness.simulator import searcher_view
     from nasbench_cli.harness.trial import check_objectives_fit, check_problem
     from optimizers.registry import make_algorithm
 
@@ -298,8 +298,7 @@ def _check_runs(algo: str, benchmark_name: str, options: dict) -> None:
     benchmark = load_benchmark(benchmark_name, description.data_dir)
     if description.objectives or description.constraints:
         check_problem(benchmark, description.objectives, description.constraints)
-    algorithm.check_table(searcher_view(benchmark.search))
-    _check_epoch_settings(algo, algorithm, searcher_view(benchmark.search))
+    check_fits_table(algo, algorithm, benchmark)
 
 
 def _run_one(algo_text: str, benchmark_name: str, options: dict, as_json: bool):
@@ -484,16 +483,12 @@ def _preflight(benchmark, algos, overrides, quiet):
     """Check in this process what every trial will read, before any worker starts: one line naming the
     algorithm for what is missing (nasbench_cli.harness.preflight); features built once here."""
     from benchmarks.core.features import G2V_DIMS, is_g2v_cached, used_kind
-    from nasbench_cli.harness.preflight import check_features, check_scores
+    from nasbench_cli.harness.preflight import check_features, check_fits_table, check_scores
     from optimizers.registry import make_algorithm
-
-    from nasbench_cli.harness.simulator import searcher_view
 
     algorithms = {algo: make_algorithm(algo, overrides.get(algo), benchmark.name) for algo in algos}
     for algo, algorithm in algorithms.items():   # every setting the table can refute, before any features build
-        view = searcher_view(benchmark.search)
-        algorithm.check_table(view)
-        _check_epoch_settings(algo, algorithm, view)
+        check_fits_table(algo, algorithm, benchmark)
     for algo, algorithm in algorithms.items():
         kind = algorithm.feature_kind and used_kind(benchmark.name, algorithm.feature_kind)
         if kind in G2V_DIMS and not is_g2v_cached(benchmark, G2V_DIMS[kind]):
@@ -502,19 +497,6 @@ def _preflight(benchmark, algos, overrides, quiet):
         note = check_scores(benchmark, algo, algorithm)
         if note and not quiet:
             click.echo(f"note: {note}", err=True)
-
-
-def _check_epoch_settings(algo, algorithm, search) -> None:
-    """UserError (one line) for a setting that names more epochs than the table has (rs50e on a table of
-    28 checkpoints): found now, not in a worker after other algorithms' trials were written."""
-    from benchmarks.core.errors import UserError
-
-    settings = algorithm.settings_dict() if hasattr(algorithm, "settings_dict") else {}
-    for key in ("epochs", "max_epochs"):
-        value = settings.get(key)
-        if isinstance(value, int) and not isinstance(value, bool) and value > search.max_epochs:
-            raise UserError(f"{algo} trains to {value} epochs ({key}), but {search.name} records at most "
-                            f"{search.max_epochs}; use --set {algo}.{key}=N with N <= {search.max_epochs}, or 'rs'")
 
 
 def _build_g2v(benchmark, dims, kind, quiet):

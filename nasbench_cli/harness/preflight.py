@@ -52,3 +52,37 @@ def check_features(benchmark, label: str, algorithm) -> None:
         load_features(benchmark, algorithm.feature_kind)
     except UserError as exc:
         raise UserError(f"{label} reads {algorithm.feature_kind} features: {exc}") from None
+
+
+def check_epoch_settings(algo: str, algorithm, search) -> None:
+    """UserError (one line) for a setting that names more epochs than the table has (rs50e on a table of
+    28 checkpoints): found now, not in a worker after other algorithms' trials were written."""
+    settings = algorithm.settings_dict() if hasattr(algorithm, "settings_dict") else {}
+    for key in ("epochs", "max_epochs"):
+        value = settings.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > search.max_epochs:
+            raise UserError(f"{algo} trains to {value} epochs ({key}), but {search.name} records at most "
+                            f"{search.max_epochs}; use --set {algo}.{key}=N with N <= {search.max_epochs}, or 'rs'")
+
+
+def check_fits_table(algo: str, algorithm, benchmark) -> None:
+    """UserError (one line) if `algorithm` (made as `algo`) cannot search `benchmark`'s table: what it
+    needs (epochs, scores, encodings) or a setting the table refutes."""
+    from nasbench_cli.harness.simulator import searcher_view
+
+    view = searcher_view(benchmark.search)
+    algorithm.check_table(view)
+    check_epoch_settings(algo, algorithm, view)
+
+
+def check_algorithm_fits(algo: str, benchmark, objectives, overrides: dict | None = None) -> None:
+    """UserError (one line) if algorithm `algo` (with `overrides`, {setting: text}) cannot run on
+    `benchmark` with `objectives` (a tuple; empty for one objective): the per-algorithm part of the checks
+    `run` makes before anything runs, also what `report --suite` uses to tell a task an algorithm could
+    not run from one it was not run on."""
+    from nasbench_cli.harness.trial import check_objectives_fit
+    from optimizers.registry import make_algorithm
+
+    algorithm = make_algorithm(algo, overrides, benchmark.name)
+    check_objectives_fit(algorithm, algo, objectives)
+    check_fits_table(algo, algorithm, benchmark)

@@ -243,6 +243,41 @@ def uneven_trials(per_task: dict, labels) -> list[str]:
     return notes
 
 
+def absent_where_it_runs(suite, root, per_task: dict, labels) -> list[str]:
+    """Notes for each algorithm missing from tasks of `per_task` (tasks with results here) that it can run
+    (`check_algorithm_fits` with its default settings): its IQM, mean and mean rank are then over fewer
+    tasks than the others' and not comparable with them. Tasks it cannot serve (top1e without epochs, a
+    multi-objective algorithm on one objective) are not its to run and go unmentioned."""
+    from benchmarks.core.errors import UserError
+    from benchmarks.core.problem import parse_problem
+    from nasbench_cli.harness.preflight import check_algorithm_fits
+
+    tasks = {task.name: task for task in suite.tasks}
+    notes = []
+    for label in labels:
+        ran = [name for name, runs in per_task.items() if label in runs]
+        first = per_task[ran[0]]["__records__"][label][0]
+        could = []
+        for name, runs in per_task.items():
+            if label in runs:
+                continue
+            task = tasks[name]
+            objectives, _ = parse_problem(task.benchmark, task.objectives, task.constraints)
+            try:
+                check_algorithm_fits(first["algo"], runs["__benchmark__"], tuple(objectives))
+            except UserError:
+                continue
+            could.append(name)
+        if could:
+            most = max(len(per_task[name]["__records__"][label]) for name in ran)
+            notes.append(f"'{label}' has no results on {len(could)} task(s) it can run (" + ", ".join(could[:4])
+                         + (", ..." if len(could) > 4 else "") + f"): its IQM, mean and mean rank are over the "
+                         f"{len(ran)} it ran, not comparable with those of algorithms that ran more; run `nasbench "
+                         f"run --suite {suite.name} --algo {first['algo']} --trials {most} --out {root}` (finished "
+                         "trials are kept)")
+    return notes
+
+
 def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -> dict:
     """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready. `only`: these
     run labels alone (ranks, intervals and critical differences among them), UserError naming any without
@@ -326,6 +361,7 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
                              ("..." if len(lacking) > 4 else "") + ")" +
                              (": top1e needs epochs, those tasks have none" if reference == "top1e" else ""))
     notes += uneven_trials(per_task, labels)
+    notes += absent_where_it_runs(suite, root, per_task, labels)
     if missing_tasks:
         notes.append(f"{len(missing_tasks)} of the suite's {len(suite.tasks)} tasks have no results here: "
                      + ", ".join(missing_tasks[:6]) + ("..." if len(missing_tasks) > 6 else ""))
