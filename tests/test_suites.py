@@ -160,6 +160,19 @@ def test_run_and_report_a_suite(tmp_path):
                     cli("plot", "--suite", "smoke", out, "--benchmark", "wt2", "--out", tmp_path / "f")):
         assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
     assert "no results of hb" in cli("report", "--suite", "smoke", out, "--algo", "rs,hb").stderr
+    # the probability of improvement against another algorithm than rs: P(rs < re) + P(re < rs) = 1 on each task
+    versus = json.loads(cli("report", "--suite", "smoke", out, "--versus", "re", "--json").stdout)
+    assert versus["versus"] == "re" and report["versus"] == "rs" and "p_improvement" not in versus["algorithms"]["re"]
+    assert versus["algorithms"]["rs"]["p_improvement"] + report["algorithms"]["re"]["p_improvement"] == pytest.approx(1.0)
+    assert report["algorithms"]["re"]["p_improvement"] == report["algorithms"]["re"]["p_improvement_over_rs"]
+    assert versus["algorithms"]["re"]["p_improvement_over_rs"] == report["algorithms"]["re"]["p_improvement_over_rs"]
+    assert "| mean rank | P(< re) |" in cli("report", "--suite", "smoke", out, "--versus", "re", "--markdown").stdout
+    for args, words in ((("--versus", "hbb"), "--versus hbb: no results of it under"),
+                        (("--versus", "top1e", "--algo", "rs,re"), "add it to --algo")):
+        refused = cli("report", "--suite", "smoke", out, *args)
+        assert refused.returncode == 2 and words in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
+    plain = cli("report", out / "wt2+budget-20", "--versus", "re")       # a plain report has no such column
+    assert plain.returncode == 2 and "give --suite NAME" in plain.stderr and len(plain.stderr.strip().splitlines()) == 1
     # anytime: at 100% of the budget the table's IQM; at 30% re's trials cut there, recomputed here
     anytime = report["anytime"]
     assert anytime["fractions"][-1] == 1.0 and anytime["iqm"]["rs"][-1] == pytest.approx(rs["iqm"])
@@ -303,3 +316,30 @@ def test_a_suite_run_refuses_an_algorithm_that_no_task_can_run(tmp_path):
         done = cli("run", "--suite", "smoke", "--algo", algo, "--trials", "1", "--out", tmp_path / "r")
         assert done.returncode == 2 and message in done.stderr and done.stderr.count("error:") == 1, done.stderr
         assert not (tmp_path / "r").exists()
+
+
+def test_a_plugin_missing_from_a_task_is_named_by_its_file_and_unknown_ones_for_every_task(tmp_path):
+    """`report --suite` names the tasks a plugin can run but has no results on, by the file its results
+    record (the command it prints runs it); once that file is gone it cannot tell which tasks the plugin
+    could run, so it names every task it lacks and says why."""
+    import shutil
+
+    plugin = tmp_path / "my_search.py"
+    shutil.copy(Path(__file__).parents[1] / "examples" / "local_search.py", plugin)
+    out = tmp_path / "r"
+    done = cli("run", "--suite", "smoke", "--algo", f"{plugin}:LocalSearch,rs", "--trials", "1", "--out", out)
+    assert done.returncode == 0, done.stderr
+    nmt = next(t for t in shipped()["smoke"].tasks if t.benchmark.startswith("nmt"))
+    shutil.rmtree(out / nmt.name / nmt.benchmark / "local-search")
+    notes = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)["notes"]
+    assert [note for note in notes if "no results on" in note] == [
+        f"'local-search' has no results on 1 task(s) it can run ({nmt.name}): its IQM, mean and mean rank are over "
+        f"the 3 it ran, not comparable with those of algorithms that ran more; run `nasbench run --suite smoke --algo "
+        f"{plugin}:LocalSearch --trials 1 --out {out}` (finished trials are kept)"]
+    plugin.unlink()
+    notes = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)["notes"]
+    assert [note for note in notes if "no results on" in note] == [
+        f"'local-search' has no results on 1 task(s) others ran ({nmt.name}; whether it can run them is unknown: "
+        f"{plugin}:LocalSearch cannot be loaded here): its IQM, mean and mean rank are over the 3 it ran, not comparable with those "
+        f"of algorithms that ran more; run `nasbench run --suite smoke --algo {plugin}:LocalSearch --trials 1 --out "
+        f"{out}` (finished trials are kept)"]

@@ -10,7 +10,7 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
 @click.option("--suite", "suite_text", default=None, metavar="NAME|FILE.toml",
               help="Aggregate a suite's results (RESULTS_DIR as given to `run --suite --out`): normalised regret "
                    "per task, mean and IQM across tasks with stratified-bootstrap 95% intervals, mean rank, "
-                   "probability of improvement over rs, the critical-difference diagram's ranks, overtuning; with "
+                   "probability of improvement over rs (or --versus), the critical-difference diagram's ranks, overtuning; with "
                    "--algo, among those algorithms only.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print GitHub Markdown tables (for a README).")
 @click.option("--per-task", "per_task", is_flag=True,
@@ -19,6 +19,9 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
                    "each task's own unit).")
 @click.option("--benchmark", "benchmark_text", default=None, help="Only these benchmarks (comma list, or a family: nmt).")
 @click.option("--algo", "algo_text", default=None, help="Only these algorithms (comma list).")
+@click.option("--versus", "versus", default=None, metavar="LABEL",
+              help="With --suite: the algorithm the probability of improvement is against, P(row < LABEL) over the "
+                   "tasks both ran (default rs, the required reference; e.g. your algorithm against optuna).")
 @click.option("--wide", is_flag=True, help="Every column on the terminal (about 135 characters; default fits 100).")
 @click.option("--indicator", type=click.Choice(["hv", "hv-range", "igd+"]), default="hv", show_default=True,
               help="Multi-objective runs: what the table compares. hv: HV regret normalised to the true front "
@@ -29,7 +32,7 @@ from nasbench_cli.commands.options import echo_json, expand_benchmarks, json_opt
               help="Also report at these points of the benchmark's clock, e.g. 10h,100h (gpt-*: evaluations, "
                    "e.g. 25,50): the results as they stood then.")
 def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator, as_json, at_text=None,
-           suite_text=None, per_task=False):
+           suite_text=None, per_task=False, versus=None):
     """Compare algorithms by final regret, per benchmark, from the trial files of `nasbench run`.
 
     Columns: trials; mean final regret (test log-perplexity - L*) with a 95% t-interval; median;
@@ -49,12 +52,15 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
     if per_task and suite_text is None:
         raise UserError("--per-task is a table of a suite's tasks: give --suite NAME (a plain report is per "
                         "benchmark already)")
+    if versus is not None and suite_text is None:
+        raise UserError("--versus compares algorithms across a suite's tasks: give --suite NAME (a plain report "
+                        "tests every algorithm against the best by mean)")
     if suite_text is not None:
         if benchmark_text or at_text:
             raise UserError("--suite takes --algo, --indicator, --json and --markdown; --benchmark and --at apply "
                             "to a plain report (`nasbench report RESULTS/TASK`)")
         return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text), as_markdown, indicator,
-                             per_task)
+                             per_task, versus or "rs")
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     if indicator != "hv":
@@ -80,7 +86,8 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
             print_rich(table, wide=wide)
 
 
-def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=False, indicator="hv", per_task=False):
+def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=False, indicator="hv", per_task=False,
+                  versus="rs"):
     from benchmarks.core.errors import UserError
     from nasbench_cli.results.report_table import json_ready
     from nasbench_cli.results.suite_report import suite_report
@@ -89,7 +96,7 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
     if len(results_dirs) != 1:
         raise UserError("--suite reads one results folder (the --out of `run --suite`)")
     suite = load_suite(suite_text)
-    data = suite_report(suite, results_dirs[0], only, indicator)
+    data = suite_report(suite, results_dirs[0], only, indicator, versus)
     if as_json:
         echo_json(json_ready(data))
         return
@@ -102,10 +109,10 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
     click.echo(f"suite {data['suite']} v{data['version']}: {task_count(len(data['tasks']))}; normalised regret "
                f"({data['normalisation']}), lower is better")
     click.echo(f"{'algorithm':<12} {'tasks':>5} {'trials':>6}  {'IQM':>6} {'95% CI':>15}  {'mean':>6} {'95% CI':>15}  "
-               f"{'mean rank':>9}  {'P(< rs)':>7}")
+               f"{'mean rank':>9}  {_p_header(data):>7}")
     for label in _by_iqm(data):
         row = data["algorithms"][label]
-        p = row.get("p_improvement_over_rs")
+        p = row.get("p_improvement")
         click.echo(f"{label:<12} {row['tasks']:>5} {row['trials']:>6}  {row['iqm']:6.3f} "
                    f"{row['iqm_ci95'][0]:7.3f}-{row['iqm_ci95'][1]:<7.3f}  {row['mean']:6.3f} "
                    f"{row['mean_ci95'][0]:7.3f}-{row['mean_ci95'][1]:<7.3f}  {row['mean_rank']:9.2f}  "
@@ -122,6 +129,11 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
         _echo_per_task(data)
     for note in data["notes"]:
         click.echo(f"note: {note}")
+
+
+def _p_header(data: dict) -> str:
+    """The probability-of-improvement column's title: P(< the label it is against)."""
+    return f"P(< {data['versus']})"
 
 
 def _by_iqm(data: dict) -> list:
@@ -156,11 +168,11 @@ def suite_markdown(data: dict) -> str:
     order = _by_iqm(data)
     lines = [f"Suite `{data['suite']}` v{data['version']}, {task_count(len(data['tasks']))}; normalised regret "
              f"({data['normalisation']}), lower is better; 95% stratified-bootstrap intervals.", "",
-             "| algorithm | tasks | trials | IQM (95% CI) | mean (95% CI) | mean rank | P(< rs) |",
+             f"| algorithm | tasks | trials | IQM (95% CI) | mean (95% CI) | mean rank | {_p_header(data)} |",
              "| --- | ---: | ---: | --- | --- | ---: | ---: |"]
     for label in order:
         row = data["algorithms"][label]
-        p = row.get("p_improvement_over_rs")
+        p = row.get("p_improvement")
         lines.append(f"| {label} | {row['tasks']} | {row['trials']} | {row['iqm']:.3f} ({row['iqm_ci95'][0]:.3f}–"
                      f"{row['iqm_ci95'][1]:.3f}) | {row['mean']:.3f} ({row['mean_ci95'][0]:.3f}–{row['mean_ci95'][1]:.3f})"
                      f" | {row['mean_rank']:.2f} | {'–' if p is None else f'{p:.2f}'} |")

@@ -16,7 +16,8 @@ mean of the middle 50% of all its (task, trial) values), each with a 95% stratif
 2,000 resamples drawing trials with replacement within each task (rliable's `StratifiedBootstrap`
 definition, Agarwal et al. 2021), percentile interval, seed 0. The mean rank over tasks (ranked by mean
 normalised regret within a task, among the algorithms that ran it), the probability of improvement over
-`rs` (Mann-Whitney's P(X < Y) + P(X = Y)/2 per task, averaged over tasks), and two critical-difference
+`rs`, or over any other algorithm (`report --suite --versus`) (Mann-Whitney's P(X < Y) + P(X = Y)/2 per task,
+averaged over the tasks both ran), and two critical-difference
 diagrams (`nasbench_cli.results.critical_difference`): every algorithm over the tasks all of them ran, and
 the algorithms that ran every task over all the suite's tasks.
 
@@ -245,43 +246,58 @@ def uneven_trials(per_task: dict, labels) -> list[str]:
 
 def absent_where_it_runs(suite, root, per_task: dict, labels) -> list[str]:
     """Notes for each algorithm missing from tasks of `per_task` (tasks with results here) that it can run
-    (`check_algorithm_fits` with its default settings): its IQM, mean and mean rank are then over fewer
-    tasks than the others' and not comparable with them. Tasks it cannot serve (top1e without epochs, a
-    multi-objective algorithm on one objective) are not its to run and go unmentioned."""
+    (`check_algorithm_fits` with its default settings; a plugin by the file or module its results name): its
+    IQM, mean and mean rank are then over fewer tasks than the others' and not comparable with them. Tasks it
+    cannot serve (top1e without epochs, a multi-objective algorithm on one objective) are not its to run and
+    go unmentioned; an algorithm that cannot be made here (a plugin's file gone) is named for every task
+    it lacks."""
     from benchmarks.core.errors import UserError
     from benchmarks.core.problem import parse_problem
     from nasbench_cli.harness.preflight import check_algorithm_fits
+    from optimizers.registry import make_algorithm
 
     tasks = {task.name: task for task in suite.tasks}
     notes = []
     for label in labels:
         ran = [name for name, runs in per_task.items() if label in runs]
+        lacking = [name for name in per_task if name not in ran]
+        if not lacking:
+            continue
         first = per_task[ran[0]]["__records__"][label][0]
+        algo = (first.get("algorithm_source") or {}).get("spec") or first["algo"]
+        try:
+            make_algorithm(algo)
+            known = True
+        except UserError:
+            known = False
         could = []
-        for name, runs in per_task.items():
-            if label in runs:
-                continue
+        for name in lacking:
             task = tasks[name]
             objectives, _ = parse_problem(task.benchmark, task.objectives, task.constraints)
             try:
-                check_algorithm_fits(first["algo"], runs["__benchmark__"], tuple(objectives))
+                if known:
+                    check_algorithm_fits(algo, per_task[name]["__benchmark__"], tuple(objectives))
             except UserError:
                 continue
             could.append(name)
         if could:
             most = max(len(per_task[name]["__records__"][label]) for name in ran)
-            notes.append(f"'{label}' has no results on {len(could)} task(s) it can run (" + ", ".join(could[:4])
-                         + (", ..." if len(could) > 4 else "") + f"): its IQM, mean and mean rank are over the "
+            listed = ", ".join(could[:4]) + (", ..." if len(could) > 4 else "")
+            where = (f"it can run ({listed})" if known else
+                     f"others ran ({listed}; whether it can run them is unknown: {algo} cannot be loaded here)")
+            notes.append(f"'{label}' has no results on {len(could)} task(s) {where}: its IQM, mean and mean rank are over the "
                          f"{len(ran)} it ran, not comparable with those of algorithms that ran more; run `nasbench "
-                         f"run --suite {suite.name} --algo {first['algo']} --trials {most} --out {root}` (finished "
+                         f"run --suite {suite.name} --algo {algo} --trials {most} --out {root}` (finished "
                          "trials are kept)")
     return notes
 
 
-def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -> dict:
+def suite_report(suite, root, only: list | None = None, indicator: str = "hv", versus: str = "rs") -> dict:
     """The aggregate report of `suite`'s results under `root` (root/<task>/...): JSON-ready. `only`: these
     run labels alone (ranks, intervals and critical differences among them), UserError naming any without
-    results there. `indicator`: what multi-objective tasks are scored by (`NORMALISATIONS`)."""
+    results there. `indicator`: what multi-objective tasks are scored by (`NORMALISATIONS`). `versus`: the
+    label each algorithm's probability of improvement is against (`p_improvement`, over the tasks both
+    ran; `p_improvement_over_rs` is always against rs)."""
     from pathlib import Path
 
     from benchmarks.core.errors import UserError
@@ -321,6 +337,10 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
     absent = [label for label in only or () if label not in labels]
     if absent:
         raise UserError(f"--algo: no results of {', '.join(absent)} under {root}")
+    if versus != "rs" and versus not in labels:
+        if only is not None:
+            raise UserError(f"--versus {versus}: not among the algorithms compared ({', '.join(labels)}); add it to --algo")
+        raise UserError(f"--versus {versus}: no results of it under {root} (there: {', '.join(labels)})")
     algorithms = {}
     for label in labels:
         groups = [runs[label] for runs in per_task.values() if label in runs]
@@ -332,10 +352,11 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
                          for runs in per_task.values()], labels)
     for label in labels:
         algorithms[label]["mean_rank"] = ranks[label]
-        if "rs" in labels and label != "rs":
-            shared = [runs for runs in per_task.values() if label in runs and "rs" in runs]
-            algorithms[label]["p_improvement_over_rs"] = float(np.mean(
-                [probability_of_improvement(runs[label], runs["rs"]) for runs in shared])) if shared else None
+        for against, key in ((versus, "p_improvement"), ("rs", "p_improvement_over_rs")):
+            if against in labels and label != against:
+                shared = [runs for runs in per_task.values() if label in runs and against in runs]
+                algorithms[label][key] = float(np.mean(
+                    [probability_of_improvement(runs[label], runs[against]) for runs in shared])) if shared else None
     from nasbench_cli.results.critical_difference import critical_difference
 
     anytime = anytime_table(per_task, labels)
@@ -365,7 +386,7 @@ def suite_report(suite, root, only: list | None = None, indicator: str = "hv") -
     if missing_tasks:
         notes.append(f"{len(missing_tasks)} of the suite's {len(suite.tasks)} tasks have no results here: "
                      + ", ".join(missing_tasks[:6]) + ("..." if len(missing_tasks) > 6 else ""))
-    return {"suite": suite.name, "version": suite.version, "tasks": list(per_task),
+    return {"suite": suite.name, "version": suite.version, "tasks": list(per_task), "versus": versus,
             "indicator": indicator, "normalisation": "single-objective: regret / (median architecture - best); "
                                                       f"multi-objective: {NORMALISATIONS[indicator]}",
             "algorithms": algorithms, "critical_difference": cd,
