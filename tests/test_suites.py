@@ -325,21 +325,30 @@ def test_a_plugin_missing_from_a_task_is_named_by_its_file_and_unknown_ones_for_
     import shutil
 
     plugin = tmp_path / "my_search.py"
-    shutil.copy(Path(__file__).parents[1] / "examples" / "local_search.py", plugin)
+    source = (Path(__file__).parents[1] / "examples" / "local_search.py").read_text()
+    plugin.write_text(source.replace('name = "local-search"', 'name = "local-search-with-restarts"'))
     out = tmp_path / "r"
     done = cli("run", "--suite", "smoke", "--algo", f"{plugin}:LocalSearch,rs", "--trials", "1", "--out", out)
     assert done.returncode == 0, done.stderr
+    # a label longer than the column keeps the table's columns (each row's figures under their titles)
+    table = cli("report", "--suite", "smoke", out, "--per-task").stdout.splitlines()
+    header = next(line for line in table if line.startswith("algorithm "))
+    end = header.index("tasks") + len("tasks")
+    for line in table[table.index(header) + 1:table.index(header) + 3]:       # the task counts end under "tasks"
+        assert line[:end].split()[-1] == "4" and line[end] == " ", (header, line)
+    titles = next(line for line in table if line.startswith("task "))
+    assert all(len(line) == len(titles) for line in table[table.index(titles) + 1:table.index(titles) + 5])
     nmt = next(t for t in shipped()["smoke"].tasks if t.benchmark.startswith("nmt"))
-    shutil.rmtree(out / nmt.name / nmt.benchmark / "local-search")
+    shutil.rmtree(out / nmt.name / nmt.benchmark / "local-search-with-restarts")
     notes = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)["notes"]
     assert [note for note in notes if "no results on" in note] == [
-        f"'local-search' has no results on 1 task(s) it can run ({nmt.name}): its IQM, mean and mean rank are over "
+        f"'local-search-with-restarts' has no results on 1 task(s) it can run ({nmt.name}): its IQM, mean and mean rank are over "
         f"the 3 it ran, not comparable with those of algorithms that ran more; run `nasbench run --suite smoke --algo "
         f"{plugin}:LocalSearch --trials 1 --out {out}` (finished trials are kept)"]
     plugin.unlink()
     notes = json.loads(cli("report", "--suite", "smoke", out, "--json").stdout)["notes"]
     assert [note for note in notes if "no results on" in note] == [
-        f"'local-search' has no results on 1 task(s) others ran ({nmt.name}; whether it can run them is unknown: "
+        f"'local-search-with-restarts' has no results on 1 task(s) others ran ({nmt.name}; whether it can run them is unknown: "
         f"{plugin}:LocalSearch cannot be loaded here): its IQM, mean and mean rank are over the 3 it ran, not comparable with those "
         f"of algorithms that ran more; run `nasbench run --suite smoke --algo {plugin}:LocalSearch --trials 1 --out "
         f"{out}` (finished trials are kept)"]

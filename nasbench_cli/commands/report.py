@@ -108,20 +108,21 @@ def _suite_report(results_dirs, suite_text, as_json, only=None, as_markdown=Fals
         return
     click.echo(f"suite {data['suite']} v{data['version']}: {task_count(len(data['tasks']))}; normalised regret "
                f"({data['normalisation']}), lower is better")
-    click.echo(f"{'algorithm':<12} {'tasks':>5} {'trials':>6}  {'IQM':>6} {'95% CI':>15}  {'mean':>6} {'95% CI':>15}  "
+    width = max([12, *map(len, data["algorithms"])])       # a long label (a plugin's, a variant's) keeps its columns
+    click.echo(f"{'algorithm':<{width}} {'tasks':>5} {'trials':>6}  {'IQM':>6} {'95% CI':>15}  {'mean':>6} {'95% CI':>15}  "
                f"{'mean rank':>9}  {_p_header(data):>7}")
     for label in _by_iqm(data):
         row = data["algorithms"][label]
         p = row.get("p_improvement")
-        click.echo(f"{label:<12} {row['tasks']:>5} {row['trials']:>6}  {row['iqm']:6.3f} "
+        click.echo(f"{label:<{width}} {row['tasks']:>5} {row['trials']:>6}  {row['iqm']:6.3f} "
                    f"{row['iqm_ci95'][0]:7.3f}-{row['iqm_ci95'][1]:<7.3f}  {row['mean']:6.3f} "
                    f"{row['mean_ci95'][0]:7.3f}-{row['mean_ci95'][1]:<7.3f}  {row['mean_rank']:9.2f}  "
                    + ("      -" if p is None else f"{p:7.2f}"))
     anytime = data["anytime"]
     click.echo("anytime: IQM of normalised regret (mean rank) with every trial cut at a share of its budget")
-    click.echo(f"{'algorithm':<12} " + " ".join(f"{f:>13.0%}" for f in anytime["fractions"]))
+    click.echo(f"{'algorithm':<{width}} " + " ".join(f"{f:>13.0%}" for f in anytime["fractions"]))
     for label in [name for name in _by_iqm(data) if name in anytime["iqm"]]:
-        click.echo(f"{label:<12} " + " ".join("            -" if v is None else f"{v:6.3f} ({r:4.2f})"
+        click.echo(f"{label:<{width}} " + " ".join("            -" if v is None else f"{v:6.3f} ({r:4.2f})"
                                              for v, r in zip(anytime["iqm"][label], anytime["mean_rank"][label])))
     for line in _findings(data):
         click.echo(line)
@@ -204,10 +205,12 @@ def _echo_per_task(data: dict) -> None:
     order, rows = _per_task_rows(data)
     width = max(len(task) for task, _, _ in rows)
     click.echo("per task: mean normalised regret (* the lowest; trials in brackets where fewer than the task's most)")
-    click.echo(f"{'task':<{width}} " + " ".join(f"{label:>12}" for label in order))
+    column = {label: max(12, len(label)) for label in order}
+    click.echo(f"{'task':<{width}} " + " ".join(f"{label:>{column[label]}}" for label in order))
     for task, cells, lowest in rows:
         click.echo(f"{task:<{width}} " + " ".join(
-            f"{(cells[label] + ('*' if label == lowest else '')) if label in cells else '-':>12}" for label in order))
+            f"{(cells[label] + ('*' if label == lowest else '')) if label in cells else '-':>{column[label]}}"
+            for label in order))
 
 
 def per_task_markdown(data: dict) -> str:
