@@ -168,7 +168,8 @@ def test_run_and_report_a_suite(tmp_path):
     assert versus["algorithms"]["re"]["p_improvement_over_rs"] == report["algorithms"]["re"]["p_improvement_over_rs"]
     assert "| mean rank | P(< re) |" in cli("report", "--suite", "smoke", out, "--versus", "re", "--markdown").stdout
     for args, words in ((("--versus", "hbb"), "--versus hbb: no results of it under"),
-                        (("--versus", "top1e", "--algo", "rs,re"), "add it to --algo")):
+                        (("--versus", "top1e", "--algo", "rs,re"), "add it to --algo"),
+                        (("--versus", " "), "--versus needs an algorithm's label")):
         refused = cli("report", "--suite", "smoke", out, *args)
         assert refused.returncode == 2 and words in refused.stderr and len(refused.stderr.strip().splitlines()) == 1
     plain = cli("report", out / "wt2+budget-20", "--versus", "re")       # a plain report has no such column

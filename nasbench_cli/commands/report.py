@@ -52,6 +52,8 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
     if per_task and suite_text is None:
         raise UserError("--per-task is a table of a suite's tasks: give --suite NAME (a plain report is per "
                         "benchmark already)")
+    if versus is not None and not versus.strip():
+        raise UserError("--versus needs an algorithm's label, e.g. --versus optuna")
     if versus is not None and suite_text is None:
         raise UserError("--versus compares algorithms across a suite's tasks: give --suite NAME (a plain report "
                         "tests every algorithm against the best by mean)")
@@ -60,7 +62,7 @@ def report(results_dirs, as_markdown, benchmark_text, algo_text, wide, indicator
             raise UserError("--suite takes --algo, --indicator, --json and --markdown; --benchmark and --at apply "
                             "to a plain report (`nasbench report RESULTS/TASK`)")
         return _suite_report(results_dirs, suite_text, as_json, parse_name_list(algo_text), as_markdown, indicator,
-                             per_task, versus or "rs")
+                             per_task, versus.strip() if versus else "rs")
     results = load_many(results_dirs, expand_benchmarks(benchmark_text), parse_name_list(algo_text))
     verify_against_data(results)
     if indicator != "hv":
