@@ -16,7 +16,7 @@ from optimizers.base import Algorithm, Job, SearchInputs, SequentialAlgorithm
 
 __all__ = ["Algorithm", "SequentialAlgorithm", "Job", "SearchInputs", "Observation", "Environment", "UserError",
            "load_benchmark", "learning_curve", "make_environment", "algorithms", "make_algorithm", "run",
-           "load_results", "trials_table", "plot_results"]
+           "load_results", "trials_table", "plot_results", "suite_report"]
 
 
 def load_benchmark(name: str = "ptb", data_dir=None):
@@ -215,6 +215,24 @@ def plot_results(*folders, out_dir="figures", formats=("png",)) -> list[Path]:
     for bench in results.benchmarks:
         written += plot_benchmark(bench, results.runs[bench], out_dir, tuple(formats))
     return written
+
+
+def suite_report(suite: str, folder, algos=None, indicator: str = "hv", versus: str = "rs") -> dict:
+    """`nasbench report --suite SUITE FOLDER --json` as a dict: per algorithm ("algorithms") the mean and IQM
+    of normalised regret across the suite's tasks with 95% stratified-bootstrap intervals, its mean rank, and
+    the probability of improvement over `versus` (`p_improvement`, over the tasks both ran; also over rs,
+    `p_improvement_over_rs`); the anytime table, critical-difference results, overtuning, per-task means and
+    notes. `suite`: dev, test, smoke or a suite file (.toml); `folder`: `run --suite`'s --out; `algos`: a
+    list of labels to compare among (default every one there); `indicator`: hv, hv-range or igd+ for the
+    multi-objective tasks."""
+    from nasbench_cli.results.report_table import json_ready
+    from nasbench_cli.results.suite_report import suite_report as report
+    from nasbench_cli.suites.definition import load_suite
+
+    if not str(versus).strip():
+        raise UserError("versus needs an algorithm's label, e.g. versus='optuna'")
+    return json_ready(report(load_suite(suite), Path(folder), list(algos) if algos else None, indicator,
+                             str(versus).strip()))
 
 
 def _object_name(algorithm) -> str:

@@ -167,6 +167,10 @@ def test_run_and_report_a_suite(tmp_path):
     assert report["algorithms"]["re"]["p_improvement"] == report["algorithms"]["re"]["p_improvement_over_rs"]
     assert versus["algorithms"]["re"]["p_improvement_over_rs"] == report["algorithms"]["re"]["p_improvement_over_rs"]
     assert "| mean rank | P(< re) |" in cli("report", "--suite", "smoke", out, "--versus", "re", "--markdown").stdout
+    import nasbench                                                      # the Python API: the same dict as --json
+
+    assert nasbench.suite_report("smoke", out, versus="re") == versus
+    assert set(nasbench.suite_report("smoke", out, algos=["rs", "re"])["algorithms"]) == {"rs", "re"}
     for args, words in ((("--versus", "hbb"), "--versus hbb: no results of it under"),
                         (("--versus", "top1e", "--algo", "rs,re"), "add it to --algo"),
                         (("--versus", " "), "--versus needs an algorithm's label")):
