@@ -212,3 +212,23 @@ def test_a_critical_difference_diagram_over_many_tasks_keeps_a_printable_width(t
         [png] = save_figure(cd_figure(result), tmp_path / "cd", ["png"])
     width = struct.unpack(">I", png.read_bytes()[16:20])[0]
     assert width < 1600, width
+
+
+def test_critical_difference_lines_of_one_colour_are_told_apart_by_their_markers():
+    """optuna and tpe share orange, rs and st-rs black: each line carries its run's marker at its elbow."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from nasbench_cli.figures.critical_difference import cd_figure
+    from nasbench_cli.figures.style import algo_style
+    from nasbench_cli.results.critical_difference import critical_difference
+
+    rng = np.random.default_rng(1)
+    labels = ("optuna", "tpe", "rs", "st-rs")
+    runs = {f"task-{k}": {label: [{"trial": t, "final_regret": float(v)} for t, v in enumerate(rng.random(4) + shift)]
+                          for label, shift in zip(labels, (0.0, 0.1, 0.3, 0.4))} for k in range(5)}
+    fig = cd_figure(critical_difference(runs))
+    markers = {line.get_gid().split(":", 1)[1]: (line.get_marker(), line.get_color())
+               for line in fig.axes[0].get_lines() if (line.get_gid() or "").startswith("marker:")}
+    assert markers == {label: (algo_style(label)["marker"], algo_style(label)["color"]) for label in labels}
+    assert markers["optuna"][1] == markers["tpe"][1] and markers["optuna"][0] != markers["tpe"][0]
+    assert markers["rs"][1] == markers["st-rs"][1] and markers["rs"][0] != markers["st-rs"][0]

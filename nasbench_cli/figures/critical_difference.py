@@ -6,7 +6,9 @@ from nasbench_cli.figures.style import DEFAULT_OPTIONS, FigureOptions, algo_styl
 
 def cd_figure(result: dict, options: FigureOptions = DEFAULT_OPTIONS):
     """A rank axis (1 = best, left), each algorithm's mean rank with its name, a bar joining the groups
-    whose mean ranks differ by less than the critical difference, and the CD itself above the axis."""
+    whose mean ranks differ by less than the critical difference, and the CD itself above the axis. Each
+    algorithm's line has its colour and, at its elbow, its marker (as in every other figure), so two
+    algorithms of one colour (tpe and optuna, rs and st-rs) are told apart in print."""
     import matplotlib.pyplot as plt
 
     labels = result["labels"]
@@ -33,8 +35,10 @@ def cd_figure(result: dict, options: FigureOptions = DEFAULT_OPTIONS):
         row = slot if left else k - 1 - slot
         y = -(row + 1) * 0.55 - 0.35 * len(result["cliques"])
         x_text = 0.55 if left else k + 0.45
-        colour = algo_style(labels[index])["color"]
-        ax.plot([ranks[index], ranks[index], x_text], [0, y, y], color=colour, linewidth=1.2)
+        style = algo_style(labels[index])
+        ax.plot([ranks[index], ranks[index], x_text], [0, y, y], color=style["color"], linewidth=1.2)
+        ax.plot([ranks[index]], [y], color=style["color"], marker=style["marker"], markersize=6, linestyle="none",
+                gid=f"marker:{labels[index]}")    # the run's marker: algorithms of one colour stay apart
         ax.text(x_text, y, f"{labels[index]} ({ranks[index]:.2f})" if left else f"({ranks[index]:.2f}) {labels[index]}",
                 ha="left" if left else "right", va="bottom", fontsize=9, color="black")
     for g, clique in enumerate(result["cliques"]):
