@@ -229,6 +229,8 @@ def test_critical_difference_lines_of_one_colour_are_told_apart_by_their_markers
     fig = cd_figure(critical_difference(runs))
     markers = {line.get_gid().split(":", 1)[1]: (line.get_marker(), line.get_color())
                for line in fig.axes[0].get_lines() if (line.get_gid() or "").startswith("marker:")}
+    import matplotlib.pyplot as plt
+    plt.close(fig)
     assert markers == {label: (algo_style(label)["marker"], algo_style(label)["color"]) for label in labels}
     assert markers["optuna"][1] == markers["tpe"][1] and markers["optuna"][0] != markers["tpe"][0]
     assert markers["rs"][1] == markers["st-rs"][1] and markers["rs"][0] != markers["st-rs"][0]
