@@ -46,3 +46,37 @@ def test_reporter_throttles_and_reads_back(tmp_path):
     assert trial_progress.current() is None
     assert trial_progress.read(path) == (0.5, 12)
     assert trial_progress.read(tmp_path / "missing") is None
+
+
+def test_without_a_terminal_a_long_trial_is_a_log_line_while_it_runs(tmp_path, data_dir, monkeypatch):
+    """Under nohup or CI a trial of an hour printed nothing until it ended: now a line on the running
+    trials (share of the budget simulated, jobs so far) when no line was written for a while."""
+    import re
+
+    from click.testing import CliRunner
+
+    from nasbench_cli.commands import run as run_command
+    from nasbench_cli.main import group
+
+    monkeypatch.setattr(run_command, "LOG_RUNNING_EVERY_S", 0.5)      # the product waits a minute
+    result = CliRunner().invoke(group, ["run", "--algo", "bo10d", "--trials", "1", "--budget-hours", "150",
+                                        "--jobs", "1", "--data-dir", str(data_dir), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    running = re.findall(r"^ptb trials 0/1 \[0:00:\d\d\] running: bo10d #0 (\d+)% \((\d+) jobs\)$", result.output,
+                         re.MULTILINE)
+    assert running, result.output
+    shares = [int(share) for share, _ in running]
+    assert shares == sorted(shares) and all(0 <= share <= 100 for share in shares)
+    assert re.search(r"^ptb trials 1/1 \[0:00:\d\d\] bo10d #0: regret \d\.\d{4}, ", result.output, re.MULTILINE)
+
+
+def test_the_running_line_names_a_few_trials_and_counts_the_rest():
+    from collections import namedtuple
+
+    from nasbench_cli.commands.run import running_line
+
+    spec = namedtuple("Spec", "label algo trial")
+    specs = [spec("dyhpo", "dyhpo", k) for k in range(5)]
+    shares = {spec: (0.1 * k, 100 * k) for k, spec in enumerate(specs)}
+    assert running_line(shares) == "dyhpo #0 0% (0 jobs), dyhpo #1 10% (100 jobs), dyhpo #2 20% (200 jobs) and 2 more"
+    assert running_line(dict(list(shares.items())[:2]), limit=2) == "dyhpo #0 0% (0 jobs), dyhpo #1 10% (100 jobs)"

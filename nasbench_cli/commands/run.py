@@ -7,6 +7,16 @@ from benchmarks.core.catalog import BENCHMARKS, NMT_DEFAULT_BUDGET
 from nasbench_cli.commands.options import benchmarks_option, data_dir_option, echo_json, finite, json_option
 
 LOG_EVERY_S = 10.0   # without a terminal: a line per finished trial, at most this often (seconds)
+LOG_RUNNING_EVERY_S = 60.0   # without a terminal: a line on the running trials when none ended for this long
+
+
+def running_line(shares: dict, limit: int = 3) -> str:
+    """'dyhpo #0 35% (6674 jobs), ...' for the running trials that reported ({spec: (share, jobs)}):
+    the share of each one's budget simulated so far, the first `limit` of them, then how many more."""
+    items = list(shares.items())
+    text = ", ".join(f"{spec.label or spec.algo} #{spec.trial} {share:.0%} ({jobs} jobs)"
+                     for spec, (share, jobs) in items[:limit])
+    return text + (f" and {len(items) - limit} more" if len(items) > limit else "")
 
 
 # option help made from the catalog, so that it names every benchmark; a family whose members share a
@@ -390,9 +400,16 @@ def _run_locked(run, benchmark, as_json: bool):
             last_line_at = [started]
 
             def on_progress(shares):
-                """Within long trials: the bar moves by the share of each running trial's budget simulated."""
-                running = ", ".join(f"{spec.label} #{spec.trial} {share:.0%} ({jobs} jobs)"
-                                    for spec, (share, jobs) in list(shares.items())[:2])
+                """Within long trials: the bar moves by the share of each running trial's budget simulated;
+                without a terminal, a line on them when no line was written for LOG_RUNNING_EVERY_S."""
+                if log_each:
+                    now = time.monotonic()
+                    if shares and now - last_line_at[0] >= LOG_RUNNING_EVERY_S:
+                        last_line_at[0] = now
+                        click.echo(f"{benchmark_name} trials {finished[0]}/{len(todo) + len(done)} "
+                                   f"[{_clock(now - started)}] running: {running_line(shares)}", err=True)
+                    return
+                running = running_line(shares, limit=2)
                 progress.update(task, completed=finished[0] + sum(share for share, _ in shares.values()),
                                 last=f"running: {running}" if running else "")
 
@@ -407,15 +424,12 @@ def _run_locked(run, benchmark, as_json: bool):
                 if log_each and summary is not None and (
                         finished[0] in (len(done) + 1, total) or now - last_line_at[0] >= LOG_EVERY_S):
                     last_line_at[0] = now
-                    elapsed = int(now - started)
-                    click.echo(f"{benchmark_name} trials {finished[0]}/{total} "
-                               f"[{elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}] {last}, "
+                    click.echo(f"{benchmark_name} trials {finished[0]}/{total} [{_clock(now - started)}] {last}, "
                                f"{summary['compute_s']:.{1 if summary['compute_s'] < 10 else 0}f} CPU s", err=True)
 
             try:
                 if run.backend is None:
-                    _, errors = execute(todo, jobs, on_done,
-                                        on_progress if progress.live.console.is_terminal and not as_json else None)
+                    _, errors = execute(todo, jobs, on_done, None if as_json else on_progress)
                 else:
                     _, errors = _execute_on_dask(todo, run, benchmark, done, on_done)
             except KeyboardInterrupt as interrupt:
@@ -462,6 +476,12 @@ def _run_locked(run, benchmark, as_json: bool):
         for error in errors:
             click.echo(f"error: {error}", err=True)
     return (payload if as_json else None), bool(errors)
+
+
+def _clock(seconds: float) -> str:
+    """Wall time as H:MM:SS."""
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def _execute_on_dask(todo, run, benchmark, done, on_done):
