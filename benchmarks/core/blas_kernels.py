@@ -7,8 +7,16 @@ orders. That moves a training-free score by about 1e-12 (relative) and our graph
 enough to change a model-based search's trajectory. The shipped score tables and the recorded
 reference trajectories were made with the Haswell kernels, so on every x86-64 CPU with AVX2 and FMA
 nasbench asks OpenBLAS for those (`OPENBLAS_CORETYPE=Haswell`), and asks torch's MKL and oneDNN for
-their AVX2 code paths too (`MKL_CBWR=AVX2`, `ONEDNN_MAX_CPU_ISA=AVX2`; measured to leave the scores
-unchanged on an AVX-512 AMD EPYC, not checked on an Intel CPU with AVX-512).
+their AVX2 code paths too (`MKL_CBWR=AVX2,STRICT`, `ONEDNN_MAX_CPU_ISA=AVX2`).
+
+MKL (torch's BLAS and LAPACK) follows `MKL_CBWR` on Intel CPUs only; on others it takes its AUTO branch
+(Intel's documentation), which is what the shipped score tables were made with, on an AMD EPYC (600 of 600
+cells rescored there exactly, with `MKL_CBWR=AVX2` or without). On an Intel Xeon with AVX-512 (family 6,
+model 167) the AVX2 branch alone still gave other float32 matrix products: 4 of 20 rescored ptb cells equal
+to the shipped scores, the rest up to 8e-6 apart. Its strict mode (`STRICT`: the same result whatever
+the data's alignment and place in the batch) gives the shipped scores bit for bit: 200 of 200 ptb cells
+and 60 of 60 wt2 cells (`MKL_CBWR=AVX2` without it: 1 of 60 on wt2, up to 1.7e-5 apart), and DPL's
+predictions for one row are then the same whatever batch they are computed in, as on the AMD EPYC.
 
 numpy, too, picks its own vector code by CPU when it loads: with AVX-512 its `exp`, `log`, `log1p`,
 `expm1` and `power` of float64 take other code paths than with AVX2 only, and their results differ in
@@ -33,7 +41,7 @@ import sys
 from pathlib import Path
 
 REFERENCE_KERNEL = "Haswell"
-_PINS = {"OPENBLAS_CORETYPE": REFERENCE_KERNEL, "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+_PINS = {"OPENBLAS_CORETYPE": REFERENCE_KERNEL, "MKL_CBWR": "AVX2,STRICT", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 
 
 def _cpu_flags() -> set[str]:
@@ -46,6 +54,27 @@ def _cpu_flags() -> set[str]:
     except OSError:
         pass
     return set()
+
+
+def _cpu_vendor() -> str:
+    """The CPU's vendor_id from /proc/cpuinfo ('GenuineIntel', 'AuthenticAMD'; '' where there is none)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
+            for line in info:
+                if line.startswith("vendor_id"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def mkl_runs_strict_avx2() -> bool:
+    """Whether MKL takes its strict AVX2 branch in processes started from here: an Intel CPU with AVX2 and
+    FMA, and `MKL_CBWR` asking for it (the pin, unless the user set another value). Training-free scores
+    computed then equal the shipped ones bit for bit (measured; see the module's docstring)."""
+    value = os.environ.get("MKL_CBWR", _PINS["MKL_CBWR"] if can_pin() else "")
+    parts = {part.strip().upper().removeprefix("BRANCH=") for part in value.split(",")}
+    return can_pin() and _cpu_vendor() == "GenuineIntel" and parts == {"AVX2", "STRICT"}
 
 
 def numpy_avx512_features(version: str | None = None) -> str | None:
