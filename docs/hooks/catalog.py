@@ -54,15 +54,17 @@ def trial_cost_table() -> str:
         if entry is None:
             return "–"
         default = BENCHMARKS[name].default_budget
+        elsewhere = "†" if "Intel" in str(entry.get("how", "")) else ""   # not the table's machine
         if entry["budget"] != default:     # measured at a smaller budget: scaled, as `run` scales it
-            return f"~{entry['compute_s'] * default / entry['budget']:.0f}*"
-        return f"{entry['compute_s']:.2f}"
+            return f"~{entry['compute_s'] * default / entry['budget']:.0f}*{elsewhere}"
+        return f"{entry['compute_s']:.2f}{elsewhere}"
 
     for algo in algos:
         rows.append(f"| `{algo}` | " + " | ".join(cell(name, algo) for name in names) + " |")
     return "\n".join(rows) + (f"\n\nCPU seconds per trial; measured {table.get('measured', '')} on "
                               f"{table.get('machine', 'one machine')} ({table.get('how', '')}); * measured at a "
-                              "smaller budget and scaled linearly to the default.")
+                              "smaller budget and scaled linearly to the default; † measured on a 2-core Intel "
+                              "Xeon (the entry's `how` in nasbench_cli/harness/trial_cost.json says when and how).")
 
 
 def on_page_markdown(markdown: str, **kwargs) -> str:
