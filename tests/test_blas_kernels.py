@@ -177,3 +177,21 @@ def test_the_python_api_warns_when_numpy_was_loaded_first_and_runs_its_avx512_pa
     assert "numpy was imported before nasbench" in first
     pinned = python(code.replace("import warnings, numpy, nasbench", "import warnings, nasbench, numpy"))
     assert pinned == "[]"
+
+
+@needs_avx2
+def test_another_mkl_branch_on_an_intel_cpu_is_said_in_one_line():
+    """On an Intel CPU MKL follows MKL_CBWR; only its strict AVX2 branch gives the shipped scores bit for bit
+    there (tests/test_out_of_the_box.py), so another choice is said in one line. Elsewhere MKL takes its AUTO
+    branch whatever MKL_CBWR says, and there is nothing to say."""
+    pinned = python("import benchmarks, numpy, os; print(os.environ['MKL_CBWR']); " + KERNEL).splitlines()
+    assert pinned == ["AVX2,STRICT", "Haswell", "None"]
+    chosen = python("import benchmarks, numpy; " + KERNEL, MKL_CBWR="AVX2").splitlines()
+    if blas_kernels._cpu_vendor() == "GenuineIntel":
+        assert chosen[1].startswith("torch's MKL does not run its strict AVX2 branch here (MKL_CBWR is set to 'AVX2'")
+        assert python("import benchmarks; from benchmarks.core.blas_kernels import mkl_runs_strict_avx2; "
+                      "print(mkl_runs_strict_avx2())").strip() == "True"
+    else:
+        assert chosen[1] == "None"
+    assert python("import benchmarks; from benchmarks.core.blas_kernels import mkl_runs_strict_avx2; "
+                  "print(mkl_runs_strict_avx2())", MKL_CBWR="AVX2").strip() == "False"

@@ -163,12 +163,12 @@ def numpy_uses_avx512() -> bool | None:
 
 
 def kernel_note() -> str | None:
-    """One line when OpenBLAS does not use the reference kernels in this process, or numpy runs its
-    AVX-512 code paths, else None."""
+    """One line when OpenBLAS does not use the reference kernels in this process, numpy runs its AVX-512
+    code paths, or MKL (torch's) is not asked for its strict AVX2 branch on an Intel CPU, else None."""
     kernel = active_kernel()
     avx512 = numpy_uses_avx512()
     if (kernel is None or kernel == REFERENCE_KERNEL) and not avx512:
-        return None
+        return _mkl_note()
     chosen = os.environ.get("OPENBLAS_CORETYPE", "")
     if kernel is not None and kernel != REFERENCE_KERNEL:
         why = ("this CPU cannot run them" if not can_pin()
@@ -183,3 +183,15 @@ def kernel_note() -> str | None:
     return (f"numpy runs its AVX-512 code paths here, not the AVX2 ones nasbench pins ({why}): its exp and log "
             f"can differ from other CPUs' in the last bit, and a search that reads them (optuna, motpe, smac, "
             f"hypertune) may take other steps")
+
+
+def _mkl_note() -> str | None:
+    """One line when MKL, on an Intel CPU where the strict AVX2 branch works, is asked for another (or for
+    none: numpy was imported before nasbench), else None. Elsewhere MKL takes its AUTO branch anyway."""
+    chosen = os.environ.get("MKL_CBWR")     # unset: pin() did not run (numpy came first), MKL's AUTO branch
+    if not can_pin() or _cpu_vendor() != "GenuineIntel" or (chosen is not None and mkl_runs_strict_avx2()):
+        return None
+    why = f"MKL_CBWR is set to {chosen!r}" if chosen is not None else "numpy was imported before nasbench"
+    return (f"torch's MKL does not run its strict AVX2 branch here ({why}; nasbench pins MKL_CBWR="
+            f"{_PINS['MKL_CBWR']}): training-free scores computed here may differ from the shipped ones in the "
+            f"last digits, and dpl, dyhpo and ftpfn may take other steps")
