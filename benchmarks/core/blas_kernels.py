@@ -44,28 +44,26 @@ REFERENCE_KERNEL = "Haswell"
 _PINS = {"OPENBLAS_CORETYPE": REFERENCE_KERNEL, "MKL_CBWR": "AVX2,STRICT", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 
 
-def _cpu_flags() -> set[str]:
-    """The CPU's feature flags from /proc/cpuinfo (empty where there is none, e.g. macOS)."""
+def _cpuinfo(field: str) -> str:
+    """The first value of `field` in /proc/cpuinfo ('' where there is none, e.g. macOS)."""
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
             for line in info:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-def _cpu_vendor() -> str:
-    """The CPU's vendor_id from /proc/cpuinfo ('GenuineIntel', 'AuthenticAMD'; '' where there is none)."""
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as info:
-            for line in info:
-                if line.startswith("vendor_id"):
+                if line.startswith(field):
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
     return ""
+
+
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags from /proc/cpuinfo (empty where there is none)."""
+    return set(_cpuinfo("flags").split())
+
+
+def _cpu_vendor() -> str:
+    """The CPU's vendor_id ('GenuineIntel', 'AuthenticAMD'; '' where there is none)."""
+    return _cpuinfo("vendor_id")
 
 
 def mkl_runs_strict_avx2() -> bool:
