@@ -5,7 +5,8 @@ budget and one simulated worker, and write the table `nasbench run` estimates fr
 Each (benchmark, algorithm) is one `nasbench run --trials 1 --jobs 1 --json` in a fresh results folder;
 the figure is the trial's `compute_s` (CPU seconds of its process: algorithm and simulator). Algorithms a
 benchmark cannot serve are skipped (the run refuses them in one line); the multi-objective ones run with
-the benchmark's first two objectives.
+the benchmark's first two objectives. Measured into an existing table on another CPU than the one it names,
+an entry names its own (`machine`), and `run`'s estimate and the docs' table say so.
 
     python scripts/measure_trial_cost.py [--benchmarks ptb,wt2,...] [--algos rs,hb,...] [--workers N] [--out PATH]
 """
@@ -87,21 +88,30 @@ def main() -> None:
     args = parser.parse_args()
     algos = args.algos.split(",") if args.algos else list(ALGORITHMS)
     previous = json.loads(args.out.read_text()) if args.out.is_file() else {}
-    costs = previous.get("costs", {})
+    table = header(previous, cpu_name())
     for benchmark in args.benchmarks.split(","):
         for algo in algos:
             entry = measure(benchmark, algo, algo in MULTI_OBJECTIVE, args.budget, args.workers)
             if entry is not None:
-                put(costs, benchmark, algo, entry)
+                put(table["costs"], benchmark, algo, on_machine(entry, table, cpu_name()))
                 print(f"{benchmark:6} {algo:10} {entry['compute_s']:8.2f} CPU s per trial", flush=True)
-                write(args.out, costs)            # after each one: an interrupted run keeps what it measured
+                write_json_atomic(args.out, table)    # after each one: an interrupted run keeps what it measured
 
 
-def write(path: Path, costs: dict) -> None:
-    table = {"machine": cpu_name(), "measured": datetime.date.today().isoformat(),
-             "how": "python scripts/measure_trial_cost.py: one trial at the default budget (unless the entry's "
-                    "budget says otherwise), 1 worker (unless it says otherwise), --jobs 1", "costs": costs}
-    write_json_atomic(path, table)
+def header(previous: dict, machine: str) -> dict:
+    """The table to write: `previous`'s, whose machine and date stay those of its entries; a new one (no
+    previous table) is this machine's, today."""
+    if previous.get("machine"):
+        return {**previous, "costs": previous.get("costs", {})}
+    return {"machine": machine, "measured": datetime.date.today().isoformat(),
+            "how": "python scripts/measure_trial_cost.py: one trial at the default budget (unless the entry's "
+                   "budget says otherwise), 1 worker (unless it says otherwise), --jobs 1",
+            "costs": previous.get("costs", {})}
+
+
+def on_machine(entry: dict, table: dict, machine: str) -> dict:
+    """`entry`, naming the CPU it was measured on where that is not the table's (`run` and the docs say so)."""
+    return entry if machine == table.get("machine") else {**entry, "machine": machine}
 
 
 MULTI_OBJECTIVE = {name for name, (description, _) in ALGORITHMS.items() if "needs --objectives" in description}

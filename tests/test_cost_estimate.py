@@ -10,9 +10,9 @@ import pytest
 
 from benchmarks.core.catalog import BENCHMARKS
 from benchmarks.core.errors import UserError
-from nasbench_cli.harness.cost_estimate import (MEASURED, at_one_worker, borrowed_exponent, estimate, estimate_line,
-                                                measured_as, measured_table, per_trial_seconds, worker_exponent,
-                                                worth_saying)
+from nasbench_cli.harness.cost_estimate import (MEASURED, TrialCost, at_one_worker, borrowed_exponent, estimate,
+                                                estimate_line, measured_as, measured_table, per_trial_seconds,
+                                                worker_exponent, worth_saying)
 from nasbench_cli.harness.run_description import describe_run
 from nasbench_cli.harness.runner import plan_trials
 from optimizers.registry import ALGORITHMS, check_benchmark, make_algorithm
@@ -126,6 +126,30 @@ def test_the_measuring_script_keeps_each_worker_count_beside_the_others(monkeypa
     assert [m["compute_s"] for m in costs["wt2"]["dpl"]] == [80.0, 697.0]
     put(costs, "ptb", "rs", {"compute_s": 1.0, "budget": 1000.0, "workers": 1})
     assert costs["ptb"]["rs"] == {"compute_s": 1.0, "budget": 1000.0, "workers": 1}   # alone: a plain entry
+
+
+def test_an_entry_measured_on_another_cpu_says_so_and_the_table_keeps_its_own(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "scripts"))
+    from measure_trial_cost import header, on_machine, put
+
+    table = header({"machine": "AMD EPYC, 2 cores", "measured": "2026-11-28", "costs": {}}, "Intel Xeon, 2 cores")
+    assert table["machine"] == "AMD EPYC, 2 cores" and table["measured"] == "2026-11-28"   # not relabelled
+    put(table["costs"], "ptb", "dpl", on_machine({"compute_s": 41.0, "budget": 100.0, "workers": 1}, table,
+                                                "AMD EPYC, 2 cores"))
+    put(table["costs"], "ptb", "dpl", on_machine({"compute_s": 3900.0, "budget": 1000.0, "workers": 1}, table,
+                                                "Intel Xeon, 2 cores"))
+    short, long = table["costs"]["ptb"]["dpl"]
+    assert "machine" not in short and long["machine"] == "Intel Xeon, 2 cores"
+    assert header({}, "Intel Xeon, 2 cores")["machine"] == "Intel Xeon, 2 cores"   # a new table: this CPU's
+    for hours, machine in ((1000, "Intel Xeon, 2 cores"), (500, "Intel Xeon, 2 cores"), (300, "AMD EPYC, 2 cores")):
+        run = describe_run("dpl", "ptb", trials=1, budget_hours=hours, out=tmp_path / str(hours))
+        todo, done = plan_trials(run)
+        _, (cost,) = estimate(run, todo, done, table)     # the CPU of the measurement nearest in ratio
+        assert cost.source == f"measured on {machine}"
+    costs = [TrialCost("dpl", 3900.0, "measured on Intel Xeon, 2 cores"),
+             TrialCost("hb", 0.1, "measured on AMD EPYC, 2 cores"), TrialCost("rs", 0.5, "this folder (2 trials)")]
+    assert "; this folder (2 trials); measured on AMD EPYC, 2 cores and Intel Xeon, 2 cores; scaled" in \
+        estimate_line(4000.5, costs, 3, 1)
 
 
 def test_trials_already_in_the_folder_are_the_better_measure(tmp_path, data_dir):

@@ -40,7 +40,7 @@ def trial_cost_table() -> str:
     `nasbench run` estimates from (scripts/measure_trial_cost.py measured it)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from benchmarks.core.catalog import BENCHMARKS
-    from nasbench_cli.harness.cost_estimate import MEASURED, at_one_worker, measured_table
+    from nasbench_cli.harness.cost_estimate import MEASURED, at_one_worker, machine_of, measured_table
 
     table = measured_table(MEASURED)
     costs = table.get("costs", {})
@@ -54,7 +54,7 @@ def trial_cost_table() -> str:
         if entry is None:
             return "–"
         default = BENCHMARKS[name].default_budget
-        elsewhere = "†" if "Intel" in str(entry.get("how", "")) else ""   # not the table's machine
+        elsewhere = "†" if machine_of(entry, table) != machine_of({}, table) else ""   # not the table's machine
         if entry["budget"] != default:     # measured at a smaller budget: scaled, as `run` scales it
             return f"~{entry['compute_s'] * default / entry['budget']:.0f}*{elsewhere}"
         return f"{entry['compute_s']:.2f}{elsewhere}"
@@ -63,8 +63,8 @@ def trial_cost_table() -> str:
         rows.append(f"| `{algo}` | " + " | ".join(cell(name, algo) for name in names) + " |")
     return "\n".join(rows) + (f"\n\nCPU seconds per trial; measured {table.get('measured', '')} on "
                               f"{table.get('machine', 'one machine')} ({table.get('how', '')}); * measured at a "
-                              "smaller budget and scaled linearly to the default; † measured on a 2-core Intel "
-                              "Xeon (the entry's `how` in nasbench_cli/harness/trial_cost.json says when and how).")
+                              "smaller budget and scaled linearly to the default; † measured on another CPU (the entry's "
+                              "`machine` and `how` in nasbench_cli/harness/trial_cost.json say which, when and how).")
 
 
 def on_page_markdown(markdown: str, **kwargs) -> str:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 MEASURED = Path(__file__).with_name("trial_cost.json")
 TABLE_VARIABLE = "NASBENCH_TRIAL_COST"
+MEASURED_ON = "measured on "    # a TrialCost's source when the table gave it
 SAY_FROM_S = 60.0      # `run` prints the estimate when the trials to run cost at least this many CPU seconds
 
 
@@ -37,7 +38,8 @@ class TrialCost:
 
 def measured_table(path: Path | None = None) -> dict:
     """{"machine": ..., "costs": {benchmark: {algo: {"compute_s", "budget", "workers"} or a list of them at
-    different workers}}}; empty if absent."""
+    different budgets or workers}}}, a measurement's own "machine" where it was taken on another CPU than the
+    table's; empty if absent."""
     import os
 
     path = path or Path(os.environ.get(TABLE_VARIABLE) or MEASURED)
@@ -146,6 +148,18 @@ def borrowed_exponent(table: dict, algo: str) -> float | None:
     return statistics.median(exponents) if exponents else None
 
 
+def machine_of(measurement: dict, table: dict) -> str:
+    """The CPU a measurement was taken on: its own `machine` where it names one (an entry added later on
+    another machine), else the table's."""
+    return str(measurement.get("machine") or table.get("machine") or "a CPU")
+
+
+def nearest(entry, budget: float, workers: int) -> dict:
+    """The entry's measurement nearest (budget, workers), in ratio: the one an estimate leans on most."""
+    return min(measurements(entry), key=lambda m: (abs(math.log(float(m["budget"]) / budget))
+                                                   + abs(math.log(workers_of(m) / workers))))
+
+
 def _shipped(run, algo: str, table: dict) -> TrialCost | None:
     from optimizers.registry import algorithm_name
 
@@ -156,11 +170,12 @@ def _shipped(run, algo: str, table: dict) -> TrialCost | None:
     try:
         borrowed = borrowed_exponent(table, name)          # 0.0 is a power too: not `or 1.0`
         seconds = per_trial_seconds(entry, budget, run.workers, 1.0 if borrowed is None else borrowed)
+        machine = machine_of(nearest(entry, budget, run.workers), table)
     except (TypeError, ValueError, KeyError, ZeroDivisionError, AttributeError):
         return None                  # no entry, or a malformed one (a hand-made table): no estimate from it
     if not math.isfinite(seconds):
         return None
-    return TrialCost(run.label_of(algo), seconds, f"measured on {table.get('machine', 'a CPU')}")
+    return TrialCost(run.label_of(algo), seconds, MEASURED_ON + machine)
 
 
 def _from_folder(run, algo: str, done: list[Path]) -> TrialCost | None:
@@ -206,7 +221,10 @@ def estimate_line(total_s: float, costs: list[TrialCost], trials: int, jobs: int
     wall = total_s / max(1, jobs)
     worst = sorted(costs, key=lambda c: -c.seconds)[:3]
     each = ", ".join(f"{c.label} ~{_duration(c.seconds)}" for c in worst)
-    sources = sorted({c.source for c in worst})
+    sources = sorted({c.source for c in worst if not c.source.startswith(MEASURED_ON)})
+    machines = sorted({c.source.removeprefix(MEASURED_ON) for c in worst if c.source.startswith(MEASURED_ON)})
+    if machines:
+        sources.append(MEASURED_ON + " and ".join(machines))
     return (f"estimate: about {_duration(total_s)} of CPU for {trials} trial{'s' * (trials != 1)}, "
             f"~{_duration(wall)} on {jobs} process{'es' * (jobs != 1)} (per trial: {each}; "
             f"{'; '.join(sources)}; scaled to this budget)")
