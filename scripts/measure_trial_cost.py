@@ -88,12 +88,13 @@ def main() -> None:
     args = parser.parse_args()
     algos = args.algos.split(",") if args.algos else list(ALGORITHMS)
     previous = json.loads(args.out.read_text()) if args.out.is_file() else {}
-    table = header(previous, cpu_name())
+    machine = cpu_name()
+    table = header(previous, machine)
     for benchmark in args.benchmarks.split(","):
         for algo in algos:
             entry = measure(benchmark, algo, algo in MULTI_OBJECTIVE, args.budget, args.workers)
             if entry is not None:
-                put(table["costs"], benchmark, algo, on_machine(entry, table, cpu_name()))
+                put(table["costs"], benchmark, algo, on_machine(entry, table, machine))
                 print(f"{benchmark:6} {algo:10} {entry['compute_s']:8.2f} CPU s per trial", flush=True)
                 write_json_atomic(args.out, table)    # after each one: an interrupted run keeps what it measured
 
