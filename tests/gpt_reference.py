@@ -2,7 +2,6 @@
 description (litgpt-style GPT-NeoX decoder: shared embedding, two LayerNorms per layer, fused q/k/v
 projection with one key/value head per query head, GELU MLP, final LayerNorm, tied LM head without
 bias), never from `benchmarks.gpt.sizes`, so the two can check each other."""
-import torch
 import torch.nn.functional as F
 from torch import nn
 

@@ -274,7 +274,7 @@ def canonical_form(cell) -> dict:
     cell = validate(parse_cell(cell))
     rows = _canonical_rows(cell)
     names, k = [], 0
-    for op, out, _ in rows:
+    for _, out, _ in rows:
         if out >= 0:
             names.append(f"h_new_{out}")
         else:

@@ -246,7 +246,7 @@ def with_shipped(table: ScoreTable, benchmark, cache: "ScoreCache") -> tuple[Sco
     merged = ScoreTable(ids, metrics, np.full(shape, np.nan), np.zeros(shape, dtype=bool), np.full(shape, np.nan),
                         np.full(shape, np.nan), np.zeros(shape, dtype=bool))
     here = [position[int(i)] for i in table.ids]
-    for j, metric in enumerate(table.metrics):
+    for j in range(len(table.metrics)):     # the merged table's first columns are the table's own
         for array in ("values", "scored", "time_s", "cpu_s", "solo"):
             getattr(merged, array)[here, j] = getattr(table, array)[:, j]
     for metric, (fill, values) in fills.items():

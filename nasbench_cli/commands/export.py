@@ -57,5 +57,5 @@ def export(results_dirs, fmt, at_text, out_dir, benchmark_text, algo_text, suite
     if as_json:
         echo_json(written)
     else:
-        for name, info in written.items():
+        for info in written.values():
             click.echo(f"{info['path']}: {info['rows']} rows, {len(info['columns'])} columns")

@@ -437,7 +437,7 @@ def _run_locked(run, benchmark, as_json: bool):
                 how = "terminated" if isinstance(interrupt, Terminated) else "interrupted"
                 click.echo(f"{how}: {finished + len(done)} finished trial files kept in {out}; "
                            "rerun the same command to complete the rest", err=True)
-                raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130)
+                raise click.exceptions.Exit(143 if isinstance(interrupt, Terminated) else 130) from None
     elif not as_json:
         click.echo(f"nothing to do: all {len(done)} trials are already in {out}")
     labels = [run.label_of(a) for a in algos]
@@ -496,7 +496,7 @@ def _execute_on_dask(todo, run, benchmark, done, on_done):
         finished = sum(1 for spec in todo if spec.path.is_file())
         click.echo(f"error: {lost}; {finished + len(done)} finished trial files kept in {out}; "
                    "rerun the same command to complete the rest", err=True)
-        raise click.exceptions.Exit(1)
+        raise click.exceptions.Exit(1) from None
 
 
 def _preflight(benchmark, algos, overrides, quiet):

@@ -112,7 +112,7 @@ def validate(benchmark_name: str, recipe_text: str, as_json: bool) -> None:
             echo_json({"valid": False, "violations": [{"message": str(exc)}]})
         else:
             click.echo(f"invalid: {exc}", err=True)
-        raise click.exceptions.Exit(2)
+        raise click.exceptions.Exit(2) from None
     values = space.to_values(arch)
     if as_json:
         echo_json({"valid": True, "choices": values})

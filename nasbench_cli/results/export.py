@@ -31,7 +31,7 @@ def _pandas():
 
 
 def _records(results):
-    for bench, runs in results.runs.items():
+    for runs in results.runs.values():
         for label, records in runs.items():
             for record in records:
                 yield label, record
