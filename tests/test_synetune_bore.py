@@ -11,20 +11,8 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("syne_tune") is None, r
 
 from optimizers.libraries.synetune_bore import (  # noqa: E402
     LinearBoxEncoding, batched_bore_class, box_encoding, distinct_draws, use_batched_bore)
-
-
-def _space(dims=10):
-    from syne_tune.config_space import uniform
-
-    return {f"x{k}": uniform(-1.0 - k, 2.0 + k) for k in range(dims)}
-
-
-def _results(n, seed):
-    """`n` configurations of the space and a loss for each (a smooth function plus noise)."""
-    rng = np.random.default_rng(seed)
-    configs = [{f"x{k}": float(rng.uniform(-1.0 - k, 2.0 + k)) for k in range(10)} for _ in range(n)]
-    losses = [sum((c[f"x{k}"] - 0.3 * k) ** 2 for k in range(10)) + float(rng.normal(0, 0.5)) for c in configs]
-    return configs, losses
+from synetune_searchers import (  # noqa: E402
+    assert_batches_only_its_searcher, assert_same_suggestions, box_space, built_searchers)
 
 
 def test_xgboost_scores_a_batch_as_it_scores_each_row():
@@ -42,39 +30,18 @@ def test_xgboost_scores_a_batch_as_it_scores_each_row():
 
 @pytest.mark.parametrize("n_results", [3, 30])
 def test_batched_bore_suggests_what_syne_tunes_bore_suggests(n_results):
-    """The same seed and results: each of three suggestions equal, and the searcher's and NumPy's global
-    generators in the same state after each (the candidates are drawn from the global one)."""
+    """Three suggestions each; past BORE's six random draws (30 results) its classifier chooses."""
     from syne_tune.optimizer.schedulers.searchers.bore import Bore
 
-    configs, losses = _results(n_results, seed=n_results)
-    searchers = []
-    for cls in (Bore, batched_bore_class()):
-        searcher = cls(config_space=_space(), random_seed=7)
-        for trial_id, (config, loss) in enumerate(zip(configs, losses)):
-            searcher.on_trial_complete(trial_id=trial_id, config=config, metric=loss)
-        searchers.append(searcher)
-    saved = np.random.get_state()
-    try:
-        for step in range(3):
-            suggested, states = [], []
-            for searcher in searchers:
-                np.random.seed(1000 + step)
-                suggested.append(searcher.suggest())
-                states.append((np.random.get_state()[1].tobytes(), searcher.random_state.get_state()[1].tobytes()))
-            assert suggested[0] == suggested[1]
-            assert states[0] == states[1]
-            for searcher in searchers:          # the suggestion's result, as a scheduler would report it
-                searcher.on_trial_complete(trial_id=n_results + step, config=suggested[0], metric=float(step))
-    finally:
-        np.random.set_state(saved)
-    assert n_results < 6 or suggested[0] not in configs     # past BORE's 6 random draws, the model chose
+    library, _ = assert_same_suggestions(Bore, batched_bore_class(), n_results, steps=3, seed=7)
+    assert library.model.__sklearn_is_fitted__() == (n_results == 30)     # the classifier's path was taken
 
 
 def test_the_box_encoding_gives_the_librarys_numbers_bit_for_bit():
     from syne_tune.config_space import choice, loguniform, uniform
     from syne_tune.optimizer.schedulers.searchers.utils import make_hyperparameter_ranges
 
-    space = {**_space(), "fixed": uniform(0.25, 0.25), "zero": uniform(0.0, 3.0)}
+    space = {**box_space(), "fixed": uniform(0.25, 0.25), "zero": uniform(0.0, 3.0)}
     ranges = make_hyperparameter_ranges(space)
     encoding = box_encoding(ranges)
     assert isinstance(encoding, LinearBoxEncoding)
@@ -98,29 +65,10 @@ def test_distinct_draws_keep_the_order_drop_repeats_and_give_up_as_the_library_d
 
 
 def test_bore_and_asha_bore_get_the_batched_searcher_and_nothing_else_does():
-    from syne_tune.optimizer.baselines import ASHA, ASHABORE, BORE
+    from syne_tune.optimizer.baselines import ASHABORE, BORE
 
-    batched = batched_bore_class()
-    single = BORE(_space(), metric="loss", random_seed=0)
-    use_batched_bore(single)
-    assert type(single.searcher) is batched
-    multi = ASHABORE(_space(), metric="loss", time_attr="epoch", max_t=50, random_seed=0)
-    use_batched_bore(multi)
-    assert multi.searcher.searcher_cls is batched
-    with pytest.raises(TypeError, match="no BORE searcher"):
-        use_batched_bore(ASHA(_space(), metric="loss", time_attr="epoch", max_t=50, random_seed=0))
+    assert_batches_only_its_searcher(use_batched_bore, batched_bore_class(), BORE, ASHABORE, "no BORE searcher")
 
 
 def test_st_bore_and_st_asha_bore_run_the_batched_searcher(wt2):
-    """Through the registry, as `nasbench run --algo st-bore,st-asha-bore` builds them."""
-    from benchmarks.core.features import features
-    from optimizers.base import SearchInputs
-    from optimizers.registry import make_algorithm
-
-    for algo in ("st-bore", "st-asha-bore"):
-        algorithm = make_algorithm(algo, None, wt2.name)
-        feats = features(wt2, algorithm.feature_kind)
-        algorithm.start(SearchInputs(search=wt2.search, rng=np.random.default_rng(0), seed=0, features=feats))
-        searcher = algorithm._scheduler.searcher
-        assert batched_bore_class() in (type(searcher), getattr(searcher, "searcher_cls", None))
-        algorithm.finish()
+    assert built_searchers(wt2, ("st-bore", "st-asha-bore")) == [batched_bore_class()] * 2

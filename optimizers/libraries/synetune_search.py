@@ -242,25 +242,30 @@ class STRandomSearch(SingleFidelity):
     description = "syne-tune RandomSearch, full fidelity, in the feature box, snapped (extra: synetune)"
 
 
-class BatchedBORE:
-    """Mixin: syne-tune's BORE searcher with its acquisition's candidates scored in one batch (the
-    library's suggestions, bit for bit, in a fraction of the CPU: `synetune_bore`)."""
+class BatchedSearcher:
+    """Mixin: syne-tune's searcher with its candidates computed in one batch (`batching`, a function of
+    `synetune_bore` or `synetune_kde` applied to the scheduler): the library's suggestions, bit for bit,
+    in a fraction of the CPU."""
+    batching: ClassVar[str] = ""
 
     def _make(self, config_space: dict, inputs: SearchInputs):
-        from optimizers.libraries.synetune_bore import use_batched_bore
+        import importlib
 
         scheduler = super()._make(config_space, inputs)
-        use_batched_bore(scheduler)
+        module, function = self.batching.split(":")
+        getattr(importlib.import_module(f"optimizers.libraries.{module}"), function)(scheduler)
         return scheduler
 
 
-class STBORE(BatchedBORE, SingleFidelity):
+class STBORE(BatchedSearcher, SingleFidelity):
     name, scheduler = "st-bore", "BORE"
+    batching = "synetune_bore:use_batched_bore"
     description = "syne-tune BORE (density-ratio BO, Tiao et al. 2021), full fidelity, snapped (extra: synetune)"
 
 
-class STKDE(SingleFidelity):
+class STKDE(BatchedSearcher, SingleFidelity):
     name, scheduler = "st-kde", "TPE"
+    batching = "synetune_kde:use_batched_kde"
     description = "syne-tune TPE (kernel-density estimators), full fidelity, snapped (extra: synetune)"
 
 
@@ -274,13 +279,15 @@ class STASHA(MultiFidelity):
     description = "syne-tune ASHA (stopping), epochs as resource, grace 1, eta 3 (extra: synetune)"
 
 
-class STBOHB(MultiFidelity):
+class STBOHB(BatchedSearcher, MultiFidelity):
     name, scheduler = "st-bohb", "BOHB"
+    batching = "synetune_kde:use_batched_kde"
     description = "syne-tune BOHB (ASHA + kernel densities), epochs as resource (extra: synetune)"
 
 
-class STASHABORE(BatchedBORE, MultiFidelity):
+class STASHABORE(BatchedSearcher, MultiFidelity):
     name, scheduler = "st-asha-bore", "ASHABORE"
+    batching = "synetune_bore:use_batched_bore"
     description = "syne-tune ASHA with a BORE model per rung, epochs as resource (extra: synetune)"
 
 
