@@ -22,6 +22,9 @@ on; a trial that reaches the last epoch goes to `on_trial_complete`, a stopped o
   `penalty` for a run that diverged or has no finite loss (it then completes: it cannot train on).
   Multi-objective schedulers get the run's objectives in minimisation form; a run without a finite
   value for each is an error trial (`on_trial_error`).
+- **The library's suggestions, in less CPU.** BORE (`st-bore`, `st-asha-bore`) and the kernel-density
+  searcher (`st-kde`, `st-bohb`) compute their acquisition's candidates in one batch (`synetune_bore`,
+  `synetune_kde`), where syne-tune 0.16 makes a call per candidate: the same suggestions, bit for bit.
 - **Same seed, same result.** The scheduler gets the trial's seed; syne-tune also draws from NumPy's
   global generator (ASHA's bracket draw, BORE's evolution), which is seeded with the trial's seed for
   the trial and restored after it.
