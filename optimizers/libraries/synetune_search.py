@@ -48,6 +48,8 @@ import numpy as np
 
 from benchmarks.core.errors import UserError
 from optimizers.base import Algorithm, Job, SearchInputs
+from optimizers.libraries.synetune_bore import use_batched_bore     # NumPy only: syne-tune loads on use
+from optimizers.libraries.synetune_kde import use_batched_kde
 
 INSTALL = ("pip install 'nasbench[synetune]' && pip install --no-deps syne-tune==0.16.0 (its metadata "
            "asks for xgboost with CUDA libraries; xgboost-cpu, which nasbench installs, serves it)")
@@ -246,29 +248,26 @@ class STRandomSearch(SingleFidelity):
 
 
 class BatchedSearcher:
-    """Mixin: syne-tune's searcher with its candidates computed in one batch (`batching`, a function of
-    `synetune_bore` or `synetune_kde` applied to the scheduler): the library's suggestions, bit for bit,
-    in a fraction of the CPU."""
-    batching: ClassVar[str] = ""
+    """Mixin: syne-tune's searcher with its candidates computed in one batch (`batching`, applied to the
+    scheduler: `use_batched_bore` or `use_batched_kde`): the library's suggestions, bit for bit, in a
+    fraction of the CPU."""
+    batching: ClassVar = None
 
     def _make(self, config_space: dict, inputs: SearchInputs):
-        import importlib
-
         scheduler = super()._make(config_space, inputs)
-        module, function = self.batching.split(":")
-        getattr(importlib.import_module(f"optimizers.libraries.{module}"), function)(scheduler)
+        self.batching(scheduler)
         return scheduler
 
 
 class STBORE(BatchedSearcher, SingleFidelity):
     name, scheduler = "st-bore", "BORE"
-    batching = "synetune_bore:use_batched_bore"
+    batching = staticmethod(use_batched_bore)
     description = "syne-tune BORE (density-ratio BO, Tiao et al. 2021), full fidelity, snapped (extra: synetune)"
 
 
 class STKDE(BatchedSearcher, SingleFidelity):
     name, scheduler = "st-kde", "TPE"
-    batching = "synetune_kde:use_batched_kde"
+    batching = staticmethod(use_batched_kde)
     description = "syne-tune TPE (kernel-density estimators), full fidelity, snapped (extra: synetune)"
 
 
@@ -284,13 +283,13 @@ class STASHA(MultiFidelity):
 
 class STBOHB(BatchedSearcher, MultiFidelity):
     name, scheduler = "st-bohb", "BOHB"
-    batching = "synetune_kde:use_batched_kde"
+    batching = staticmethod(use_batched_kde)
     description = "syne-tune BOHB (ASHA + kernel densities), epochs as resource (extra: synetune)"
 
 
 class STASHABORE(BatchedSearcher, MultiFidelity):
     name, scheduler = "st-asha-bore", "ASHABORE"
-    batching = "synetune_bore:use_batched_bore"
+    batching = staticmethod(use_batched_bore)
     description = "syne-tune ASHA with a BORE model per rung, epochs as resource (extra: synetune)"
 
 
