@@ -21,7 +21,7 @@ import tempfile
 from pathlib import Path
 
 # Bytecode caches are written even where PYTHONDONTWRITEBYTECODE is set (some CI images set it): the test
-# command installs with `pip --no-compile` (about 45 s less installing), so each module is compiled once,
+# command installs without compiling (uv's default; about 45 s less installing), so each module is compiled once,
 # on its first import, and its cache read by every later process. With the variable set, every one of the
 # suite's several hundred fresh interpreters (loky workers, real subprocesses) would compile all it imports.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)    # before any process starts: xdist workers inherit it
