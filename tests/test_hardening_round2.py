@@ -478,11 +478,12 @@ import numpy as np
 from nasbench import Algorithm, Job
 
 def holds_test_losses(obj):
+    # by the values' types: an object answering any attribute (Dask's RPC and delayed proxies) holds none
     if isinstance(obj, type):
         return False
     try:
         return isinstance(getattr(obj, "test_loss", None), np.ndarray) or isinstance(getattr(obj, "l_star", None), float) \
-            or getattr(obj, "front_rows", None) is not None
+            or isinstance(getattr(obj, "front_rows", None), np.ndarray)
     except Exception:
         return False
 
