@@ -136,3 +136,29 @@ def test_synetune_names_map_to_the_registry_and_removed_schedulers_are_one_line(
         with pytest.raises(UserError) as error:
             parse_algo_list(name, "ptb")
         assert says in str(error.value) and "\n" not in str(error.value)
+
+
+def test_bores_root_logger_warning_is_silenced_and_the_filter_removed(tmp_path, wt2):
+    """syne-tune's BORE warns through the root logger when every result so far is equal (on ptb, seed 1 of
+    ASHA-BORE does so within 5 simulated hours); the run's output stays ours, and the filter goes with the
+    trial."""
+    import logging
+
+    command = [sys.executable, "-m", "nasbench_cli.main", "run", "--benchmark", "ptb", "--algo", "st-asha-bore",
+               "--seed", "1", "--trials", "1", "--budget-hours", "5", "--jobs", "1", "--out", str(tmp_path)]
+    done = cli_process.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "Assigned all samples" not in done.stderr and "WARNING" not in done.stderr, done.stderr
+    record = json.loads((tmp_path / "ptb" / "st-asha-bore" / "trial-0.json").read_text())
+    assert record["final_regret"] is not None
+
+    from optimizers.libraries.synetune_search import LibraryWarnings
+
+    quiet = LibraryWarnings()
+    library = logging.LogRecord("root", logging.WARNING, quiet._package + "x.py", 1, "m", None, None)
+    ours = logging.LogRecord("root", logging.WARNING, "/elsewhere/x.py", 1, "m", None, None)
+    severe = logging.LogRecord("root", logging.ERROR, quiet._package + "x.py", 1, "m", None, None)
+    assert [quiet.filter(r) for r in (library, ours, severe)] == [False, True, True]
+    before = list(logging.getLogger().filters)
+    run(wt2, "st-asha-bore", 0, 2)
+    assert logging.getLogger().filters == before

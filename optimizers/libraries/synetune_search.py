@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import warnings
 from dataclasses import dataclass
 from typing import ClassVar
@@ -97,6 +98,8 @@ class SyneTuneSearch(Algorithm):
         logger = logging.getLogger("syne_tune")         # its per-trial warnings ("Evaluation failed!" for a
         self._log_level = logger.level                  # diverged run) would flood the run's output
         logger.setLevel(logging.ERROR)
+        self._root_filter = LibraryWarnings()           # BORE warns through the root logger
+        logging.getLogger().addFilter(self._root_filter)
         # statsmodels' kernel densities (st-kde, st-bohb) announce that their default generator will change
         # in 0.17 / 2028; today they draw from NumPy's global one, seeded above, which this pins
         warnings.filterwarnings("ignore", message=".*entropy initialized numpy.random.Generator",
@@ -230,7 +233,23 @@ class SyneTuneSearch(Algorithm):
         if state is not None:
             np.random.set_state(state)
             logging.getLogger("syne_tune").setLevel(self._log_level)
+            logging.getLogger().removeFilter(self._root_filter)
             self._global_state = None
+
+
+class LibraryWarnings(logging.Filter):
+    """Drops records below ERROR that syne-tune's own modules log through the root logger (`logging.warning`:
+    BORE's "Assigned all samples to the same class ... Return a random configuration instead" when every
+    result so far is equal), as its own logger is set to ERROR: the run's output is ours."""
+
+    def __init__(self):
+        super().__init__()
+        import syne_tune
+
+        self._package = os.path.dirname(os.path.abspath(syne_tune.__file__)) + os.sep
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR or not os.path.abspath(record.pathname).startswith(self._package)
 
 
 class SingleFidelity(SyneTuneSearch):
