@@ -70,6 +70,23 @@ def test_without_a_terminal_a_long_trial_is_a_log_line_while_it_runs(tmp_path, d
     assert re.search(r"^ptb trials 1/1 \[0:00:\d\d\] bo10d #0: regret \d\.\d{4}, ", result.output, re.MULTILINE)
 
 
+def test_without_a_terminal_a_running_line_does_not_hold_back_a_finished_trials_line():
+    """A 1000-h run under nohup (trials of 6-8 minutes, a running line every minute) showed 4 of its first 6
+    finished trials: a running line written in the 10 s before a trial ended swallowed that trial's line.
+    Finished lines are now spaced among themselves only."""
+    from nasbench_cli.commands.run import LOG_EVERY_S, LOG_RUNNING_EVERY_S, LogPace
+
+    pace = LogPace(0.0)
+    assert pace.finished_due(396.0, always=True)                          # the first trial
+    assert not pace.running_due(396.0 + LOG_RUNNING_EVERY_S - 1)          # a line was written a minute ago
+    assert pace.running_due(517.0)
+    assert pace.finished_due(520.0)                                       # 3 s after the running line
+    assert not pace.running_due(521.0)                                    # nor a running line right after it
+    assert not pace.finished_due(520.0 + LOG_EVERY_S / 2)                 # two trials in quick succession
+    assert pace.finished_due(520.0 + LOG_EVERY_S / 2, always=True)        # ... unless it is the last
+    assert pace.finished_due(520.0 + LOG_EVERY_S * 1.5 + 0.1)
+
+
 def test_the_running_line_names_a_few_trials_and_counts_the_rest():
     from collections import namedtuple
 

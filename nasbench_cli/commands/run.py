@@ -10,6 +10,28 @@ LOG_EVERY_S = 10.0   # without a terminal: a line per finished trial, at most th
 LOG_RUNNING_EVERY_S = 60.0   # without a terminal: a line on the running trials when none ended for this long
 
 
+class LogPace:
+    """Without a terminal: when a line is due (times in seconds, `time.monotonic()`). A finished trial's line
+    comes at most every LOG_EVERY_S after the previous finished trial's line (the first and the last always);
+    a line on the running trials when no line at all was written for LOG_RUNNING_EVERY_S. A running line does
+    not hold back a finished trial's line."""
+
+    def __init__(self, started: float):
+        self.line_at = self.finished_line_at = started
+
+    def running_due(self, now: float) -> bool:
+        if now - self.line_at < LOG_RUNNING_EVERY_S:
+            return False
+        self.line_at = now
+        return True
+
+    def finished_due(self, now: float, always: bool = False) -> bool:
+        if not always and now - self.finished_line_at < LOG_EVERY_S:
+            return False
+        self.line_at = self.finished_line_at = now
+        return True
+
+
 def running_line(shares: dict, limit: int = 3) -> str:
     """'dyhpo #0 35% (6674 jobs), ...' for the running trials that reported ({spec: (share, jobs)}):
     the share of each one's budget simulated so far, the first `limit` of them, then how many more."""
@@ -393,19 +415,17 @@ def _run_locked(run, benchmark, as_json: bool):
                                      completed=len(done), last="")
 
             finished = [len(done)]
-            # Not on a terminal (nohup, CI, a pipe) the bar draws only at the end: a line per finished trial
-            # (the first, the last, and the others at most every LOG_EVERY_S seconds)
+            # Not on a terminal (nohup, CI, a pipe) the bar draws only at the end: lines paced by LogPace
             log_each = not as_json and not progress.live.console.is_terminal
             started = time.monotonic()
-            last_line_at = [started]
+            pace = LogPace(started)
 
             def on_progress(shares):
                 """Within long trials: the bar moves by the share of each running trial's budget simulated;
                 without a terminal, a line on them when no line was written for LOG_RUNNING_EVERY_S."""
                 if log_each:
                     now = time.monotonic()
-                    if shares and now - last_line_at[0] >= LOG_RUNNING_EVERY_S:
-                        last_line_at[0] = now
+                    if shares and pace.running_due(now):
                         click.echo(f"{benchmark_name} trials {finished[0]}/{len(todo) + len(done)} "
                                    f"[{_clock(now - started)}] running: {running_line(shares)}", err=True)
                     return
@@ -421,9 +441,7 @@ def _run_locked(run, benchmark, as_json: bool):
                     if summary["final_regret"] is not None else f"{spec.label} #{spec.trial}: no incumbent"
                 progress.update(task, last=last)
                 now, total = time.monotonic(), len(todo) + len(done)
-                if log_each and summary is not None and (
-                        finished[0] in (len(done) + 1, total) or now - last_line_at[0] >= LOG_EVERY_S):
-                    last_line_at[0] = now
+                if log_each and summary is not None and pace.finished_due(now, finished[0] in (len(done) + 1, total)):
                     click.echo(f"{benchmark_name} trials {finished[0]}/{total} [{_clock(now - started)}] {last}, "
                                f"{summary['compute_s']:.{1 if summary['compute_s'] < 10 else 0}f} CPU s", err=True)
 
