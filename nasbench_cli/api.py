@@ -85,7 +85,7 @@ def make_algorithm(name: str, **settings) -> Algorithm:
 
 def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None = None, workers: int = 1,
         seed: int = 0, label: str | None = None, out=None, data_dir=None, objectives=(), constraints=(),
-        budget_evals: int | None = None) -> list[dict]:
+        budget_evals: int | None = None, stop_at_best: bool = False) -> list[dict]:
     """Run `trials` trials (trial k seeded `seed + k`) of `algorithm` with `workers` simulated workers and
     a budget of `budget_hours` simulated hours each (gpt-*: `budget_evals` evaluations; default: the
     benchmark's), in this process; returns the result records (the
@@ -95,7 +95,8 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     written atomically to OUT/<benchmark>/<label>/trial-<k>.json, where `nasbench plot/report/check`
     read it; a file already there with other settings or code is an error, never overwritten.
     `objectives` ("logppl,params" or a list) and `constraints` (["params<=6e6"]): a multi-objective
-    or constrained run, as `nasbench run --objectives/--constraint`."""
+    or constrained run, as `nasbench run --objectives/--constraint`. `stop_at_best`: end each trial once
+    its incumbent is the table's best by validation, as `nasbench run --stop-at-best`."""
     from nasbench_cli.harness.trial import check_objectives_fit, check_problem
     from nasbench_cli.results.record import run_label, settings_hash
     from optimizers.registry import algorithm_name, algorithm_source, check_setting_values
@@ -127,7 +128,7 @@ def run(algorithm, benchmark="ptb", trials: int = 10, budget_hours: float | None
     description = describe_run([name], bench.name, trials=trials, seed=seed, budget_hours=budget_hours,
                                budget_evals=budget_evals, workers=workers, overrides={}, objectives=objectives,
                                constraints=constraints, label=label or run_label(name, workers), out=out,
-                               data_dir=data_dir)
+                               data_dir=data_dir, stop_at_best=stop_at_best)
     check_objectives_fit(algorithm, name, description.objectives)
     import warnings
 
@@ -179,7 +180,8 @@ def _run_trials(run, bench, algorithm, name, source, expected) -> list[dict]:
             records.append(existing)          # done before: resumed, not rerun
             continue
         record = trial_record(bench, algorithm, name, source, k, seed + k, run.budget_s, run.workers, label,
-                              objectives=run.objectives, constraints=run.constraints)
+                              objectives=run.objectives, constraints=run.constraints,
+                              stop_at_best=run.stop_at_best)
         if path is not None:
             write_json_atomic(path, record)
         records.append(record)

@@ -81,6 +81,7 @@ class Environment:
         self.search = search
         self.budget_s = float(budget_s)
         self.time_s = 0.0
+        self.stopped_at_best_s = None           # set by the simulator when it ended the trial at the table's best
         self._trained = [0] * search.n          # epochs trained per row (plain ints: fast scalar access)
         self._n, self._max_epochs = search.n, search.max_epochs
         self._logged = search.n_epochs.tolist()
@@ -109,6 +110,24 @@ class Environment:
     @property
     def incumbent_val_loss(self) -> float:
         return self._incumbent[0]
+
+    def best_possible(self) -> tuple[float, int, int] | None:
+        """(validation loss, row, epoch) of the incumbent once every row has been trained to the end of its
+        log: the table's lowest finite validation loss (ties: the lowest row, then its first such epoch);
+        None if the table has no finite validation loss. No job can replace an incumbent equal to it."""
+        index = self._index
+        width = index.prefix_best_val.shape[1] - 1
+        best = index.prefix_best_val[:, width]
+        if not np.isfinite(best).any():
+            return None
+        row = int(np.argmin(best))          # the first (lowest) row on ties, as `record` breaks them
+        return float(best[row]), row, int(index.prefix_best_epoch[row, width])
+
+    @property
+    def incumbent_key(self) -> tuple[float, int, int]:
+        """(validation loss, row, epoch) of the incumbent, comparable with `best_possible()`;
+        (inf, -1, 0) before the first finite validation loss."""
+        return self._incumbent
 
     def cost_s(self, arch: int, epochs: int) -> float:
         """Simulated seconds that `train(arch, epochs)` would charge now."""

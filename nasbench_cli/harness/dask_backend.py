@@ -173,7 +173,8 @@ def run_on_worker(spec, inputs: TrialInputs) -> dict:
         return unscored_record(benchmark, algorithm, algorithm_name(spec.algo), algorithm_source(spec.algo),
                             spec.trial, spec.seed, spec.budget_s, spec.workers, spec.label or None,
                                features=features, scores=scores, max_jobs=spec.max_jobs,
-                               objectives=spec.objectives, constraints=spec.constraints)
+                               objectives=spec.objectives, constraints=spec.constraints,
+                               stop_at_best=spec.stop_at_best)
     except UserError:
         raise
     except (Exception, SystemExit, KeyboardInterrupt) as exc:   # a task thread gets no Ctrl-C: all the algorithm's

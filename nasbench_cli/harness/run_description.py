@@ -36,6 +36,7 @@ class RunDescription:
     constraints: tuple[str, ...] = ()
     label: str | None = None
     isolate: bool = False
+    stop_at_best: bool = False      # end each trial once its incumbent is the table's best by validation
     out: Path | None = Path("results")
     overwrite: bool = False
     data_dir: Path | None = None
@@ -140,6 +141,10 @@ class TrialSpec:
         return self.run.isolate
 
     @property
+    def stop_at_best(self) -> bool:
+        return self.run.stop_at_best
+
+    @property
     def objectives(self) -> tuple:
         return self.run.objectives
 
@@ -150,8 +155,8 @@ class TrialSpec:
 
 def describe_run(algos, benchmark: str, *, trials: int = 30, seed: int = 0, budget_hours=None, budget_evals=None,
                  workers: int = 1, set_items=(), overrides=None, release: bool = False, objectives=(),
-                 constraints=(), label: str | None = None, isolate: bool = False, out="results",
-                 overwrite: bool = False, data_dir=None, jobs: int | None = None, backend=None) -> RunDescription:
+                 constraints=(), label: str | None = None, isolate: bool = False, stop_at_best: bool = False,
+                 out="results", overwrite: bool = False, data_dir=None, jobs: int | None = None, backend=None) -> RunDescription:
     """The `RunDescription` of a run, every value checked against the benchmark and the registry (one
     line, UserError, for anything wrong): `algos` a list of names/specs or the --algo text; `set_items`
     the --set texts (or `overrides`, {algo: {key: text}}, already parsed); `release` the release
@@ -179,13 +184,17 @@ def describe_run(algos, benchmark: str, *, trials: int = 30, seed: int = 0, budg
     _refuse_blank(benchmark, objectives, constraints)
     parsed_objectives, parsed_constraints = scoring_problem(
         benchmark, objectives or (), [constraints] if isinstance(constraints, str) else constraints)
+    if stop_at_best:
+        from nasbench_cli.harness.trial import check_stop_at_best
+
+        check_stop_at_best(True, parsed_objectives, parsed_constraints)
     return RunDescription(
         benchmark=benchmark, algos=tuple(algos), budget=budget, budget_s=budget * get_spec(benchmark).clock_unit_s,
         trials=trials, seed=seed, workers=workers,
         overrides=tuple((a, tuple(sorted((overrides.get(a) or {}).items()))) for a in algos),
         max_jobs=max_jobs, objectives=tuple(parsed_objectives), constraints=tuple(str(c) for c in parsed_constraints),
-        label=label, isolate=isolate, out=None if out is None else Path(out), overwrite=overwrite,
-        data_dir=None if data_dir is None else Path(data_dir), jobs=jobs, backend=backend)
+        label=label, isolate=isolate, stop_at_best=bool(stop_at_best), out=None if out is None else Path(out),
+        overwrite=overwrite, data_dir=None if data_dir is None else Path(data_dir), jobs=jobs, backend=backend)
 
 
 def _refuse_blank(benchmark: str, objectives, constraints) -> None:

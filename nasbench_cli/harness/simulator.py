@@ -16,6 +16,10 @@ Rules:
   running is a bug in the algorithm and fails the trial with `ProtocolError` (as does a job that is
   not a `Job`, or names no row or an epoch count outside 1..max_epochs).
 - The trial ends when no job is running and no free worker gets a job. `finish()` is always called.
+- With `stop_at_best`, it also ends as soon as the incumbent is the table's best by validation
+  (`Environment.best_possible`), after the jobs ending then are told: no later job could change the
+  incumbent, so the regret at every later time is the same as in the full trial. Jobs still running are
+  dropped, and `env.stopped_at_best_s` says when it stopped.
 """
 import heapq
 import math
@@ -38,6 +42,7 @@ class SimulationEnd:
     jobs: int                   # jobs that ran to their end
     stopped_by_budget: int      # workers stopped because their next job would end after the budget
     time_s: float               # the last simulated second any worker was busy
+    stopped_at_best: bool = False   # ended early: its incumbent became the table's best by validation
 
     @property
     def budget_spent(self) -> bool:
@@ -46,13 +51,15 @@ class SimulationEnd:
 
 
 def run_on(env: Environment, algorithm, seed: int, features=None, scores=None, workers: int = 1,
-           max_jobs: int | None = None, objectives: tuple = (), constraints: tuple = ()) -> SimulationEnd:
+           max_jobs: int | None = None, objectives: tuple = (), constraints: tuple = (),
+           stop_at_best: bool = False) -> SimulationEnd:
     """Simulate `algorithm` on `env` with the trial inputs a seed gives (rng = default_rng(seed));
-    `objectives` (names) and `constraints` (Constraint) of a multi-objective or constrained run."""
+    `objectives` (names) and `constraints` (Constraint) of a multi-objective or constrained run;
+    `stop_at_best`: see `simulate`."""
     inputs = SearchInputs(search=searcher_view(env.search), rng=np.random.default_rng(seed), seed=seed, features=read_only(features),
                           scores=read_only(scores), workers=workers, objectives=tuple(objectives),
                           constraints=tuple(constraints), known_objectives=known_objectives(env.search, objectives))
-    return simulate(algorithm, env, inputs, workers, max_jobs)
+    return simulate(algorithm, env, inputs, workers, max_jobs, stop_at_best)
 
 
 def known_objectives(search, objectives) -> np.ndarray | None:
@@ -70,11 +77,12 @@ def known_objectives(search, objectives) -> np.ndarray | None:
 
 
 def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1,
-             max_jobs: int | None = None) -> SimulationEnd:
+             max_jobs: int | None = None, stop_at_best: bool = False) -> SimulationEnd:
     """Run `algorithm` on `env` (whose `budget_s` is the wall-clock budget) with `workers` simulated
-    workers, starting at most `max_jobs` jobs if given (a count budget, as the release's notebook).
-    Fills `env.history` (one point per finished job) and sets `env.time_s` to the last simulated second
-    any worker was busy."""
+    workers, starting at most `max_jobs` jobs if given (a count budget, as the release's notebook);
+    with `stop_at_best`, ending once the incumbent is the table's best by validation (module notes).
+    Fills `env.history` (one point per finished job), sets `env.time_s` to the last simulated second
+    any worker was busy and `env.stopped_at_best_s` to when it stopped early (else None)."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     budget = env.budget_s
@@ -89,6 +97,8 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
     continuation, record = env.continuation, env.record
     push, pop = heapq.heappush, heapq.heappop
     report = trial_progress.current()         # a worker's progress file for the parent's bar, or None
+    best = env.best_possible() if stop_at_best else None
+    at_best = False
     algorithm.start(inputs)
     try:
         while True:
@@ -144,10 +154,14 @@ def simulate(algorithm, env: Environment, inputs: SearchInputs, workers: int = 1
                 tell(job, observation)
             if report is not None:
                 report(clock, budget, len(env.history.time_s))
+            if best is not None and env.incumbent_key == best:
+                at_best = True
+                break
     finally:
         algorithm.finish()
     env.time_s = last_busy
-    return SimulationEnd(len(env.history.time_s), stopped, last_busy)
+    env.stopped_at_best_s = last_busy if at_best else None
+    return SimulationEnd(len(env.history.time_s), stopped, last_busy, at_best)
 
 
 def searcher_view(search):

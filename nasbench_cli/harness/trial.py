@@ -78,11 +78,12 @@ def current_scores_checksum(benchmark, algo: str, overrides: dict | None = None)
 
 
 def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, scores=None, workers: int = 1,
-                  max_jobs: int | None = None, objectives=(), constraints=()):
+                  max_jobs: int | None = None, objectives=(), constraints=(), stop_at_best: bool = False):
     """Simulate one trial of `algorithm` (an instance, or a registry name with default settings) on the
     searcher's table `search` with `workers` simulated workers and a wall-clock budget of `budget_s`
     simulated seconds; returns the Environment (its `history` holds one point per finished job).
-    `objectives`, `constraints`: of a multi-objective or constrained run (see `scoring_problem`)."""
+    `objectives`, `constraints`: of a multi-objective or constrained run (see `scoring_problem`);
+    `stop_at_best`: end once the incumbent is the table's best by validation (`simulator.simulate`)."""
     from benchmarks.core.environment import Environment
     from nasbench_cli.harness.simulator import run_on
     from optimizers.registry import make_algorithm
@@ -91,16 +92,18 @@ def run_algorithm(search, algorithm, seed: int, budget_s: float, features=None, 
         algorithm = make_algorithm(algorithm, None, search.name)
     objectives, constraints = scoring_problem(search.name, objectives, constraints)
     env = Environment(search, budget_s, objectives)
-    run_on(env, algorithm, seed, features, scores, workers, max_jobs, objectives, constraints)
+    run_on(env, algorithm, seed, features, scores, workers, max_jobs, objectives, constraints, stop_at_best)
     return env
 
 
 def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: float,
               overrides: dict | None = None, data_dir=None, workers: int = 1, label: str | None = None,
-              max_jobs: int | None = None, isolate: bool = False, objectives=(), constraints=()) -> dict:
+              max_jobs: int | None = None, isolate: bool = False, objectives=(), constraints=(),
+              stop_at_best: bool = False) -> dict:
     """Run trial `trial` (seeded with `seed`) of the algorithm `algo` (a built-in name, a plugin's name or
     spec) with `workers` simulated workers and return the result record (JSON-ready), compared under
-    `label` (default `run_label(name, workers)`); `objectives`, `constraints`: see `scoring_problem`."""
+    `label` (default `run_label(name, workers)`); `objectives`, `constraints`: see `scoring_problem`;
+    `stop_at_best`: see `unscored_record`."""
     from benchmarks.core.registry import load_benchmark
     from optimizers.registry import algorithm_name, algorithm_source, make_algorithm
 
@@ -108,7 +111,8 @@ def run_trial(benchmark_name: str, algo: str, trial: int, seed: int, budget_s: f
     benchmark = load_benchmark(benchmark_name, data_dir, test_losses=False)
     algorithm = isolated_if(isolate, algo, overrides, benchmark_name, make_algorithm(algo, overrides, benchmark_name))
     return trial_record(benchmark, algorithm, algorithm_name(algo), algorithm_source(algo), trial, seed, budget_s,
-                        workers, label, max_jobs=max_jobs, objectives=objectives, constraints=constraints)
+                        workers, label, max_jobs=max_jobs, objectives=objectives, constraints=constraints,
+                        stop_at_best=stop_at_best)
 
 
 def run_trial_spec(spec) -> dict:
@@ -116,7 +120,7 @@ def run_trial_spec(spec) -> dict:
     trial's number) and return its result record; what a worker process runs."""
     return run_trial(spec.benchmark, spec.algo, spec.trial, spec.seed, spec.budget_s, dict(spec.overrides),
                      spec.run.data_dir, spec.workers, spec.label or None, spec.max_jobs, spec.isolate,
-                     spec.objectives, spec.constraints)
+                     spec.objectives, spec.constraints, spec.stop_at_best)
 
 
 def isolated_if(isolate: bool, algo: str, overrides, benchmark_name: str, algorithm):
@@ -133,7 +137,7 @@ LOAD = object()   # trial_record's default for features and scores: read them fr
 
 def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
                  workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
-                 max_jobs: int | None = None, objectives=(), constraints=()) -> dict:
+                 max_jobs: int | None = None, objectives=(), constraints=(), stop_at_best: bool = False) -> dict:
     """Simulate one trial of the algorithm instance `algorithm` on a loaded `benchmark` and return its
     result record (format `RESULT_FORMAT`, every field documented in docs/reference/result-format.md). `name`: the
     algorithm's name in results; `source`: where its class came from (None for a built-in one).
@@ -143,24 +147,27 @@ def trial_record(benchmark, algorithm, name: str, source: dict | None, trial: in
     A benchmark loaded without test losses gets them only after the algorithm has finished.
     `objectives`, `constraints`: a multi-objective or constrained run (`scoring_problem`)."""
     unscored = unscored_record(benchmark, algorithm, name, source, trial, seed, budget_s, workers, label,
-                               features, scores, max_jobs, objectives, constraints)
+                               features, scores, max_jobs, objectives, constraints, stop_at_best)
     return score_record(unscored, benchmark)
 
 
 def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial: int, seed: int, budget_s: float,
                     workers: int = 1, label: str | None = None, features=LOAD, scores=LOAD,
-                    max_jobs: int | None = None, objectives=(), constraints=()) -> dict:
+                    max_jobs: int | None = None, objectives=(), constraints=(), stop_at_best: bool = False) -> dict:
     """A trial's record before scoring (`score_record`): everything but what test losses give (regret,
     L*, the benchmark's best architecture), plus its `history`. Reads nothing of the test losses, so
-    it runs where there are none (a benchmark loaded without them, a Dask worker)."""
+    it runs where there are none (a benchmark loaded without them, a Dask worker). `stop_at_best`: end
+    the trial once its incumbent is the table's best by validation (a single-objective, unconstrained
+    run only: its regret cannot change after that), recorded as `stopped_at_best_s`."""
     feats = load_features(benchmark, algorithm.feature_kind) if features is LOAD else features
     scores = load_scores(benchmark, algorithm.score_metric, algorithm.score_split) if scores is LOAD else scores
     started = time.process_time()
     wall_started = time.perf_counter()
     objectives, constraints = scoring_problem(benchmark.name, objectives, constraints)
     check_objectives_fit(algorithm, name, objectives)
+    check_stop_at_best(stop_at_best, objectives, constraints)
     env = run_algorithm(benchmark.search, algorithm, seed, budget_s, feats, scores, workers, max_jobs,
-                        objectives, constraints)
+                        objectives, constraints, stop_at_best)
     compute_s = time.process_time() - started
     wall_s = time.perf_counter() - wall_started
     settings = algorithm.settings_dict()
@@ -194,7 +201,19 @@ def unscored_record(benchmark, algorithm, name: str, source: dict | None, trial:
         record["constraints"] = [str(c) for c in constraints]
     if type(algorithm).__name__ == "IsolatedAlgorithm":
         record["isolated"] = True
+    if env.stopped_at_best_s is not None:
+        record["stopped_at_best_s"] = env.stopped_at_best_s
     return record
+
+
+def check_stop_at_best(stop_at_best: bool, objectives=(), constraints=()) -> None:
+    """UserError (one line) for `--stop-at-best` with objectives or constraints: there the regret is
+    measured against a front or the feasible table, which the best validation loss does not settle."""
+    if stop_at_best and (objectives or constraints):
+        from benchmarks.core.errors import UserError
+
+        raise UserError("--stop-at-best is for single-objective runs without constraints: the regret of a "
+                        "multi-objective or constrained run can still change after the best validation loss is found")
 
 
 def check_problem(benchmark, objectives, constraints) -> list[str]:

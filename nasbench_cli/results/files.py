@@ -127,6 +127,7 @@ FIELD_TYPES = {
     "max_jobs": (lambda v: _is_int(v, 1), "a positive integer"),
     "isolated": (lambda v: v is True, "true"),
     "table_used_up_s": (_optional(_is_nonneg), "a non-negative number or null"),
+    "stopped_at_best_s": (_is_nonneg, "a non-negative number"),
     "versions": (lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
                  "an object of version strings"),
     "algorithm_source": (lambda v: v is None or _is_source(v), "null or an object of strings (plugin provenance)"),

@@ -12,6 +12,7 @@ SCORED_ORDER = ("format", "benchmark", "algo", "label", "algorithm_source", "wor
                 "settings", "settings_hash", "versions", "data_checksum", "scores_checksum", "scored_cells",
                 "l_star", "benchmark_best_arch", "n_evaluations", "simulated_time_s", "final_regret",
                 "compute_s", "wall_s", "trajectory", "jobs", "max_jobs", "isolated", "table_used_up_s",
+                "stopped_at_best_s",
                 "objectives", "constraints", "hv_space", "front")
 
 

@@ -79,6 +79,7 @@ def algo_row(records) -> dict:
         "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records])),
         "isolated_trials": sum(1 for r in records if r.get("isolated")),   # run with --isolate
         "table_used_up": _used_up(records),
+        "stopped_at_best": _stopped_at_best(records),     # run with --stop-at-best
         "pareto_found": pareto_found.summary(records),     # nmt-* multi-objective runs: the AutoML 2022 count
     }
 
@@ -87,6 +88,13 @@ def _used_up(records) -> dict | None:
     """{trials, mean_hours}: the trials that started every architecture of the table, and when."""
     unit = aggregate.clock_unit_s(records[0]["benchmark"])
     hours = [r["table_used_up_s"] / unit for r in records if r.get("table_used_up_s") is not None]
+    return {"trials": len(hours), "mean_hours": float(np.mean(hours))} if hours else None
+
+
+def _stopped_at_best(records) -> dict | None:
+    """{trials, mean_hours}: the trials that `--stop-at-best` ended at the table's best, and when."""
+    unit = aggregate.clock_unit_s(records[0]["benchmark"])
+    hours = [r["stopped_at_best_s"] / unit for r in records if r.get("stopped_at_best_s") is not None]
     return {"trials": len(hours), "mean_hours": float(np.mean(hours))} if hours else None
 
 
@@ -100,6 +108,12 @@ def used_up_notes(report: dict) -> list[str]:
                 lines.append(f"{name}/{algo}: {used['trials']} of {row['trials']} trials started every architecture of "
                              f"the table, after {used['mean_hours']:.0f} {aggregate.clock_label(name)} on average; later it could only "
                              "continue trained ones (a saturated result, not a win)")
+            stopped = row.get("stopped_at_best")
+            if stopped:
+                lines.append(f"{name}/{algo}: {stopped['trials']} of {row['trials']} trials stopped at the table's "
+                             f"best by validation (--stop-at-best), after {stopped['mean_hours']:.0f} "
+                             f"{aggregate.clock_label(name)} on average: their regret is final from there; their CPU "
+                             "seconds count only that far")
     return lines
 
 
