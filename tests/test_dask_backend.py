@@ -97,11 +97,13 @@ def wait_gone(pids, timeout_s: float = 30) -> None:
 
 def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
     """Three algorithms at one worker (SMAC, whose results depend on string hashing, and bo10d, whose
-    features ship from the client), and three at 3 simulated workers (resuming is tested with the faults
-    below). Kept small for CI's time; `scripts/bench_dask_backend.py` compares the paper's eight."""
+    features ship from the client), three at 3 simulated workers (resuming is tested with the faults
+    below), and lcbo ended at the table's best (`--stop-at-best`, seed 4: the LSTM at 32 h). Kept small
+    for CI's time; `scripts/bench_dask_backend.py` compares the paper's eight."""
     local, dask = tmp_path / "local", tmp_path / "dask"
     suites = [["--algo", "rs10e,smac,bo10d", "--trials", "1", "--budget-hours", "30"],
-              ["--algo", "asha,hb,re", "--workers", "3", "--trials", "1", "--budget-hours", "20"]]
+              ["--algo", "asha,hb,re", "--workers", "3", "--trials", "1", "--budget-hours", "20"],
+              ["--algo", "lcbo", "--seed", "4", "--trials", "1", "--budget-hours", "60", "--stop-at-best"]]
     for suite in suites:
         ran_local = nasbench("run", *suite, "--out", str(local), "--json")
         assert ran_local.returncode == 0, ran_local.stderr
@@ -111,7 +113,8 @@ def test_dask_writes_the_same_files_as_the_local_backend(tmp_path, ptb):
         summaries = [{label: {k: v for k, v in s.items() if k != "compute_s_per_trial"}
                       for label, s in json.loads(r.stdout)["algorithms"].items()} for r in (ran_local, ran_dask)]
         assert summaries[0] == summaries[1]
-    assert_same_files(local, dask, 6)
+    assert_same_files(local, dask, 7)
+    assert 30 * 3600 < json.loads((dask / "ptb" / "lcbo" / "trial-0.json").read_text())["stopped_at_best_s"] < 35 * 3600
 
 
 # -- faults on a LocalCluster --------------------------------------------------------------------------
