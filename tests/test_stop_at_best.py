@@ -116,3 +116,21 @@ def test_the_command_records_it_and_says_so(tmp_path):
     assert 60 < json.loads(result.stdout)["algorithms"]["lcbo"]["stopped_at_best_hours"][0] < 70
     again = cli_process.run(command, capture_output=True, text=True)      # resumed: nothing to run, the same note
     assert "1 of 1 trials stopped at the table's best by validation" in again.stdout + again.stderr
+
+
+def test_in_a_suite_it_ends_the_single_objective_tasks_and_runs_the_others_to_their_budget(tmp_path):
+    """No task is skipped over the option (a suite's aggregate would then rest on fewer tasks): the tasks
+    where the best validation loss settles the regret stop there, the others run in full, with a note."""
+    import json
+
+    suite = tmp_path / "two.toml"
+    suite.write_text('[[task]]\nbenchmark = "ptb"\nbudget = 60\n'
+                     '[[task]]\nbenchmark = "wt2"\nbudget = 5\nobjectives = ["logppl", "params"]\n')
+    result = cli_process.run([sys.executable, "-m", "nasbench_cli.main", "run", "--suite", str(suite), "--algo", "lcbo",
+                              "--trials", "1", "--seed", "4", "--out", str(tmp_path / "r"), "--stop-at-best"],
+                             capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "skipped" not in result.stderr and "1 multi-objective or constrained tasks run to their budget" in result.stderr
+    stopped = json.loads((tmp_path / "r" / "ptb+budget-60" / "ptb" / "lcbo" / "trial-0.json").read_text())
+    full = json.loads((tmp_path / "r" / "wt2+mo-logppl-params+budget-5" / "wt2" / "lcbo" / "trial-0.json").read_text())
+    assert 30 * 3600 < stopped["stopped_at_best_s"] < 35 * 3600 and "stopped_at_best_s" not in full

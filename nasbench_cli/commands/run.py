@@ -269,6 +269,10 @@ def _run_suite(algo_text: str, suite_text: str, options: dict, as_json: bool) ->
     if not as_json:
         for line in skipped:
             click.echo(f"note: {line}", err=True)
+        full = [task.name for task in suite.tasks if task.objectives or task.constraints]
+        if options["stop_at_best"] and full:
+            click.echo(f"note: --stop-at-best: the {len(full)} multi-objective or constrained tasks run to their "
+                       "budget (the best validation loss does not settle their regret)", err=True)
     payloads, failed = [], False
     for task, algos, task_options in plan:
         if not algos:
@@ -306,6 +310,7 @@ def _task_options(task, options: dict, out) -> dict:
 
     counts = get_spec(task.benchmark).counts
     return {**options, "objectives": ",".join(task.objectives) or None, "constraints": tuple(task.constraints),
+            "stop_at_best": options["stop_at_best"] and not task.objectives and not task.constraints,
             "budget_hours": None if counts else task.budget, "budget_evals": None if task.budget is None or not counts
             else int(task.budget), "workers": task.workers, "out": out / task.name}
 
