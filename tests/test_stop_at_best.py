@@ -104,6 +104,8 @@ def test_stopped_and_full_trials_resume_together_and_the_report_says_which_stopp
     row = report["benchmarks"]["ptb"]["algorithms"]["lcbo"]
     assert row["stopped_at_best"]["trials"] == 2 and row["trials"] == 3
     assert any("2 of 3 trials stopped at the table's best" in line for line in used_up_notes(report))
+    table = nasbench.trials_table(tmp_path)
+    assert table["stopped_at_best_s"].notna().tolist() == [True, True, False]
 
 
 def test_the_command_records_it_and_says_so(tmp_path):

@@ -14,7 +14,8 @@ JOB_COLUMNS = (*ID_COLUMNS, "job", "time_s", "time_h", "regret", "incumbent", "i
                "start_s", "worker", "from_epoch", "overhead_s")
 GRID_COLUMNS = (*ID_COLUMNS, "time_h", "time_s", "regret", "incumbent", "incumbent_epoch", "jobs_done")
 TRIAL_COLUMNS = (*ID_COLUMNS, "budget_h", "final_regret", "final_incumbent", "final_incumbent_epoch",
-                 "ended_on_benchmark_best", "n_evaluations", "simulated_time_s", "compute_s", "settings_hash",
+                 "ended_on_benchmark_best", "n_evaluations", "simulated_time_s", "stopped_at_best_s", "compute_s",
+                 "settings_hash",
                  "settings", "algorithm_class", "objectives", "constraints", "pareto_found")
 FRONT_COLUMNS = (*ID_COLUMNS, "member", "arch", "epoch", "objective", "unit", "value")
 
@@ -98,6 +99,7 @@ def trials_table(results):
                      "final_incumbent_epoch": traj["incumbent_epoch"][-1] if traj["incumbent_epoch"] else None,
                      "ended_on_benchmark_best": final is not None and final == record["benchmark_best_arch"],
                      "n_evaluations": len(traj["time_s"]), "simulated_time_s": record.get("simulated_time_s"),
+                     "stopped_at_best_s": record.get("stopped_at_best_s", math.nan),
                      "compute_s": record["compute_s"], "settings_hash": record["settings_hash"],
                      "settings": json.dumps(record["settings"], sort_keys=True),
                      "algorithm_class": source.get("class"),
