@@ -156,7 +156,8 @@ class TrialSpec:
 def describe_run(algos, benchmark: str, *, trials: int = 30, seed: int = 0, budget_hours=None, budget_evals=None,
                  workers: int = 1, set_items=(), overrides=None, release: bool = False, objectives=(),
                  constraints=(), label: str | None = None, isolate: bool = False, stop_at_best: bool = False,
-                 out="results", overwrite: bool = False, data_dir=None, jobs: int | None = None, backend=None) -> RunDescription:
+                 out="results", overwrite: bool = False, data_dir=None, jobs: int | None = None,
+                 backend=None) -> RunDescription:
     """The `RunDescription` of a run, every value checked against the benchmark and the registry (one
     line, UserError, for anything wrong): `algos` a list of names/specs or the --algo text; `set_items`
     the --set texts (or `overrides`, {algo: {key: text}}, already parsed); `release` the release
