@@ -271,8 +271,9 @@ def _run_suite(algo_text: str, suite_text: str, options: dict, as_json: bool) ->
             click.echo(f"note: {line}", err=True)
         full = [task.name for task in suite.tasks if task.objectives or task.constraints]
         if options["stop_at_best"] and full:
-            click.echo(f"note: --stop-at-best: the {len(full)} multi-objective or constrained tasks run to their "
-                       "budget (the best validation loss does not settle their regret)", err=True)
+            click.echo(f"note: --stop-at-best is not used on {len(full)} of the {len(suite.tasks)} tasks (multi-objective "
+                       "or constrained: the best validation loss does not settle their regret); they run to their "
+                       "budget", err=True)
     payloads, failed = [], False
     for task, algos, task_options in plan:
         if not algos:
