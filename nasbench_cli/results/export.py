@@ -15,8 +15,7 @@ JOB_COLUMNS = (*ID_COLUMNS, "job", "time_s", "time_h", "regret", "incumbent", "i
 GRID_COLUMNS = (*ID_COLUMNS, "time_h", "time_s", "regret", "incumbent", "incumbent_epoch", "jobs_done")
 TRIAL_COLUMNS = (*ID_COLUMNS, "budget_h", "final_regret", "final_incumbent", "final_incumbent_epoch",
                  "ended_on_benchmark_best", "n_evaluations", "simulated_time_s", "stopped_at_best_s", "compute_s",
-                 "settings_hash",
-                 "settings", "algorithm_class", "objectives", "constraints", "pareto_found")
+                 "settings_hash", "settings", "algorithm_class", "objectives", "constraints", "pareto_found")
 FRONT_COLUMNS = (*ID_COLUMNS, "member", "arch", "epoch", "objective", "unit", "value")
 
 

@@ -78,28 +78,24 @@ def algo_row(records) -> dict:
         "reach": reach,
         "compute_s_per_trial": float(np.mean([r["compute_s"] for r in records])),
         "isolated_trials": sum(1 for r in records if r.get("isolated")),   # run with --isolate
-        "table_used_up": _used_up(records),
-        "stopped_at_best": _stopped_at_best(records),     # run with --stop-at-best
+        "table_used_up": _trials_with(records, "table_used_up_s"),
+        "stopped_at_best": _trials_with(records, "stopped_at_best_s"),     # run with --stop-at-best
         "pareto_found": pareto_found.summary(records),     # nmt-* multi-objective runs: the AutoML 2022 count
     }
 
 
-def _used_up(records) -> dict | None:
-    """{trials, mean_hours}: the trials that started every architecture of the table, and when."""
+def _trials_with(records, field: str) -> dict | None:
+    """{trials, mean_hours}: the trials whose record has the time `field` (seconds), and its mean in the clock's
+    units: `table_used_up_s` (they started every architecture of the table) or `stopped_at_best_s`
+    (`--stop-at-best` ended them at the table's best)."""
     unit = aggregate.clock_unit_s(records[0]["benchmark"])
-    hours = [r["table_used_up_s"] / unit for r in records if r.get("table_used_up_s") is not None]
-    return {"trials": len(hours), "mean_hours": float(np.mean(hours))} if hours else None
-
-
-def _stopped_at_best(records) -> dict | None:
-    """{trials, mean_hours}: the trials that `--stop-at-best` ended at the table's best, and when."""
-    unit = aggregate.clock_unit_s(records[0]["benchmark"])
-    hours = [r["stopped_at_best_s"] / unit for r in records if r.get("stopped_at_best_s") is not None]
+    hours = [r[field] / unit for r in records if r.get(field) is not None]
     return {"trials": len(hours), "mean_hours": float(np.mean(hours))} if hours else None
 
 
 def used_up_notes(report: dict) -> list[str]:
-    """One line per run whose trials used the whole table up before their budget ended."""
+    """One line per run whose trials used the whole table up before their budget ended, and one per run
+    whose trials `--stop-at-best` ended at the table's best."""
     lines = pareto_found.notes(report)
     for name, bench in report["benchmarks"].items():
         for algo, row in bench["algorithms"].items():
